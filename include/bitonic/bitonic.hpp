@@ -1,0 +1,90 @@
+// bitonic — in-place GPU sorting with bitonic sorting networks.
+//
+// Plain C++ header: usable from .cpp files compiled by any C++20 compiler. The sort entry points
+// are precompiled for int32_t, uint32_t, int64_t, uint64_t, float and double keys.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+
+namespace bitonic {
+
+//! Sort order. Floating-point keys follow a total order in which every NaN is greater than every
+//! number (NaNs come last when ascending, first when descending) and -0.0 equals +0.0.
+enum class order { ascending, descending };
+
+//! Which implementation runs the network. All of them produce the same result.
+enum class algorithm {
+  automatic,     //!< the fastest variant available for the input (the default)
+  global_step,   //!< V0: one kernel launch per network step, one comparator per thread
+  fused_steps,   //!< V1: steps within a thread block fused in one launch, in global memory
+  shared_tiles,  //!< V2: steps within a tile fused in shared memory; long distances in global
+                 //!< memory
+  block_merge,   //!< tiles sorted in shared memory, then sorted runs merged pairwise by binary
+                 //!< search (needs a scratch buffer of n keys)
+};
+
+//! Per-call options. The defaults sort ascending on the legacy default stream.
+struct options {
+  order direction = order::ascending;
+  algorithm algo = algorithm::automatic;
+  cudaStream_t stream = nullptr;  //!< every device operation of the call is ordered on this stream
+};
+
+//! Every failure of the library: bad arguments, no device, CUDA errors. The message names the
+//! problem; the caller's data is untouched when the error is thrown before any kernel ran
+//! (argument checks, allocation failures).
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+//! True when at least one CUDA device is usable by this process. Never throws.
+bool gpu_available() noexcept;
+
+//! Sorts `n` keys in place in device (or managed) memory of the current device.
+//!
+//! Asynchronous: the work is enqueued on `opt.stream` and the call returns without waiting for it
+//! (no device-wide synchronisation). Synchronise the stream before reading the keys on the host.
+//! block_merge allocates (and frees) a scratch buffer of n keys stream-ordered on `opt.stream`;
+//! every other algorithm works in place with no extra memory.
+//!
+//! Preconditions: `d_keys` points to at least `n` keys in device or managed memory of the current
+//! device (may be null only when n == 0). Not stable: equal keys may be reordered.
+//! Complexity: O(n log^2 n) comparisons, ceil(log2 n)(ceil(log2 n)+1)/2 network steps
+//! (block_merge: O(n log n log(tile)) plus a tile sort).
+//! Throws bitonic::error (data untouched) on a null or host pointer, a range that exceeds its
+//! allocation, no CUDA device or a failed scratch allocation; on a failing CUDA call, with the
+//! call's name and CUDA's error string.
+template <class Key>
+void sort(Key* d_keys, std::size_t n, const options& opt = {});
+
+//! Sorts `n` keys in host memory with the CPU reference executor: the same plan and network as
+//! `sort` with the same options (opt.stream is ignored). Synchronous and single-threaded per pass;
+//! meant for tests and for machines without a GPU. Throws bitonic::error on a null pointer with
+//! n > 0. Not stable. Complexity as for `sort`.
+template <class Key>
+void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt = {});
+
+//! The name of an algorithm as the CLI and the benchmark CSV spell it ("global_step", ...).
+std::string_view to_string(algorithm algo) noexcept;
+
+//! The algorithm that `automatic` selects for `n` keys of `key_bytes` bytes each.
+algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
+
+#define BITONIC_DECLARE_KEY(Key)                                     \
+  extern template void sort<Key>(Key*, std::size_t, const options&); \
+  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&);
+BITONIC_DECLARE_KEY(std::int32_t)
+BITONIC_DECLARE_KEY(std::uint32_t)
+BITONIC_DECLARE_KEY(std::int64_t)
+BITONIC_DECLARE_KEY(std::uint64_t)
+BITONIC_DECLARE_KEY(float)
+BITONIC_DECLARE_KEY(double)
+#undef BITONIC_DECLARE_KEY
+
+}  // namespace bitonic

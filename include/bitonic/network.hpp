@@ -1,0 +1,128 @@
+// Index math of the bitonic sorting network, in the "flip" form, shared by the CPU reference and
+// every kernel.
+//
+// For n = 2^k the network has stages s = 1..k; stage s turns sorted runs of 2^(s-1) into sorted
+// runs of 2^s in steps j = s-1..0. The first step of a stage (the "flip") compares i with
+// i ^ (2^s - 1), mirroring the two halves of each 2^s block; every later step compares i with
+// i ^ 2^j. Every comparator puts the smaller key (under the sort's comparator) at the lower index.
+// Because of that, any n works without padding: positions >= n behave as keys greater than all
+// others, so a comparator whose upper index is >= n is skipped, and k = ceil(log2 n).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define BITONIC_HOST_DEVICE __host__ __device__
+#else
+#define BITONIC_HOST_DEVICE
+#endif
+
+namespace bitonic::network {
+
+using index_t = std::uint64_t;
+
+//! Smallest k with 2^k >= n (0 for n <= 1): the number of stages.
+BITONIC_HOST_DEVICE constexpr unsigned ceil_log2(index_t n) {
+  unsigned k = 0;
+  while ((index_t{1} << k) < n)
+    ++k;
+  return k;
+}
+
+//! One step of the network: stage s >= 1, distance exponent j < s.
+struct step {
+  unsigned stage;
+  unsigned distance_log2;
+
+  BITONIC_HOST_DEVICE constexpr bool is_flip() const { return distance_log2 + 1 == stage; }
+
+  //! XOR mask from the lower index of a comparator to its upper index.
+  BITONIC_HOST_DEVICE constexpr index_t partner_mask() const {
+    return is_flip() ? (index_t{2} << distance_log2) - 1 : index_t{1} << distance_log2;
+  }
+
+  //! log2 of the aligned block that contains every comparator of this step: a kernel that owns
+  //! such blocks can run the step without touching keys outside them.
+  BITONIC_HOST_DEVICE constexpr unsigned span_log2() const { return distance_log2 + 1; }
+
+  //! Lower index of comparator number `c` (comparators are numbered in increasing lower index).
+  BITONIC_HOST_DEVICE constexpr index_t lower_index(index_t c) const {
+    const index_t low_bits = (index_t{1} << distance_log2) - 1;
+    return ((c & ~low_bits) << 1) | (c & low_bits);
+  }
+
+  BITONIC_HOST_DEVICE constexpr index_t upper_index(index_t lower) const {
+    return lower ^ partner_mask();
+  }
+
+  //! Number of comparators whose lower index is < n (a prefix of the numbering). Some of them may
+  //! still have an upper index >= n and be skipped.
+  BITONIC_HOST_DEVICE constexpr index_t comparators_below(index_t n) const {
+    const unsigned j = distance_log2;
+    const index_t block = index_t{2} << j, half = index_t{1} << j;
+    const index_t rest = n & (block - 1);
+    return (n >> (j + 1)) * half + (rest < half ? rest : half);
+  }
+
+  //! The step that follows this one in the schedule (stage s+1 starts with its flip).
+  BITONIC_HOST_DEVICE constexpr step next() const {
+    return distance_log2 == 0 ? step{stage + 1, stage} : step{stage, distance_log2 - 1};
+  }
+
+  //! Position of the step in the schedule, counting from 0 for (1, 0).
+  BITONIC_HOST_DEVICE constexpr index_t ordinal() const {
+    return index_t{stage} * (stage - 1) / 2 + (stage - 1 - distance_log2);
+  }
+
+  friend constexpr bool operator==(const step&, const step&) = default;
+};
+
+//! Number of steps of the network for 2^k keys: k(k+1)/2.
+BITONIC_HOST_DEVICE constexpr index_t step_count(unsigned k) {
+  return index_t{k} * (k + 1) / 2;
+}
+
+//! Puts the smaller key (under `less`) at `a`, the larger at `b`.
+template <class Key, class Less>
+BITONIC_HOST_DEVICE inline void compare_exchange(Key& a, Key& b, Less less) {
+  const Key x = a, y = b;
+  const bool swap = less(y, x);
+  a = swap ? y : x;
+  b = swap ? x : y;
+}
+
+}  // namespace bitonic::network
+
+namespace bitonic::merge {
+
+//! Where key `i` lands when the sorted runs of 2^run_log2 keys are merged pairwise (block_merge,
+//! seed 001): its rank in its own run plus the number of keys of the partner run that go before
+//! it. Keys of the left run go before equal keys of the right run, so the destinations of a pair
+//! of runs are a permutation of its positions. O(run_log2) comparisons.
+template <class Key, class Less>
+BITONIC_HOST_DEVICE inline network::index_t destination(const Key* keys, network::index_t n,
+                                                        network::index_t i, unsigned run_log2,
+                                                        Less less) {
+  using network::index_t;
+  const index_t run = index_t{1} << run_log2;
+  const index_t pair_base = i & ~(2 * run - 1);
+  const bool in_left = (i & run) == 0;
+  const index_t own_rank = i - pair_base - (in_left ? 0 : run);
+  const index_t partner_begin = in_left ? pair_base + run : pair_base;
+  index_t lo = partner_begin < n ? partner_begin : n;
+  index_t hi = partner_begin + run < n ? partner_begin + run : n;
+  const index_t partner_first = lo;
+  const Key key = keys[i];
+  while (lo < hi) {  // first partner position that does not go before `key`
+    const index_t mid = lo + (hi - lo) / 2;
+    const bool goes_before = in_left ? less(keys[mid], key) : !less(key, keys[mid]);
+    if (goes_before) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return pair_base + own_rank + (lo - partner_first);
+}
+
+}  // namespace bitonic::merge

@@ -1,0 +1,43 @@
+#include "api/options.hpp"
+
+#include <string>
+
+namespace bitonic {
+
+std::string_view to_string(algorithm algo) noexcept {
+  switch (algo) {
+    case algorithm::automatic:
+      return "automatic";
+    case algorithm::global_step:
+      return "global_step";
+    case algorithm::fused_steps:
+      return "fused_steps";
+    case algorithm::shared_tiles:
+      return "shared_tiles";
+    case algorithm::block_merge:
+      return "block_merge";
+  }
+  return "unknown";
+}
+
+algorithm resolve_automatic(std::size_t /*n*/, std::size_t /*key_bytes*/) noexcept {
+  return algorithm::shared_tiles;
+}
+
+namespace api {
+
+void validate(const options& opt, const char* caller) {
+  if (opt.direction != order::ascending && opt.direction != order::descending) {
+    throw error(std::string(caller) + ": options.direction holds an unknown order value");
+  }
+  if (to_string(opt.algo) == "unknown") {
+    throw error(std::string(caller) + ": options.algo holds an unknown algorithm value");
+  }
+}
+
+algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes) {
+  return opt.algo == algorithm::automatic ? resolve_automatic(n, key_bytes) : opt.algo;
+}
+
+}  // namespace api
+}  // namespace bitonic

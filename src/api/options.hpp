@@ -1,0 +1,27 @@
+// Checks and resolution of the public options, shared by the GPU and CPU entry points.
+#pragma once
+
+#include <cstddef>
+
+#include "bitonic/bitonic.hpp"
+#include "bitonic/key_order.hpp"
+
+namespace bitonic::api {
+
+//! Throws bitonic::error if an enum in `opt` holds a value outside its enumerators.
+void validate(const options& opt, const char* caller);
+
+//! opt.algo, or the automatic choice for n keys of key_bytes bytes.
+algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes);
+
+//! Calls `fn(less)` with the comparator object of the requested order.
+template <class Fn>
+void with_order(order direction, Fn&& fn) {
+  if (direction == order::ascending) {
+    fn(ascending_less{});
+  } else {
+    fn(descending_less{});
+  }
+}
+
+}  // namespace bitonic::api

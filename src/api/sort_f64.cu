@@ -1,0 +1,5 @@
+#include <cstdint>
+
+#include "api/sort_gpu.cuh"
+
+BITONIC_INSTANTIATE_SORT(double)

@@ -1,0 +1,69 @@
+// GPU executor of a plan: one launch per pass, all on the caller's stream, no synchronisation.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "host/cuda_check.hpp"
+#include "kernels/block_merge.cuh"
+#include "kernels/fused_steps.cuh"
+#include "kernels/global_step.cuh"
+#include "kernels/shared_tiles.cuh"
+#include "plan/plan.hpp"
+
+namespace bitonic::dispatch {
+
+//! A stream-ordered device buffer, freed (stream-ordered) when it goes out of scope.
+template <class T>
+class stream_buffer {
+ public:
+  stream_buffer() = default;
+  stream_buffer(const stream_buffer&) = delete;
+  stream_buffer& operator=(const stream_buffer&) = delete;
+  ~stream_buffer() {
+    if (data_ != nullptr) cudaFreeAsync(data_, stream_);
+  }
+
+  //! Allocates `count` elements on `stream`; returns the CUDA status instead of throwing so that
+  //! callers can fall back to an in-place algorithm.
+  cudaError_t allocate(std::size_t count, cudaStream_t stream) {
+    stream_ = stream;
+    return cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream);
+  }
+  T* get() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.n keys when p.needs_scratch.
+template <class Key, class Less>
+void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t stream) {
+  Key* data = keys;
+  Key* other = scratch;
+  for (const plan::pass& ps : p.passes) {
+    switch (ps.kind) {
+      case plan::pass_kind::global_step:
+        kernels::launch_global_step(data, p.n, ps.first, less, stream);
+        break;
+      case plan::pass_kind::block_steps:
+        kernels::launch_fused_steps(data, p.n, ps.first, ps.last, less, stream);
+        break;
+      case plan::pass_kind::tile_steps:
+        kernels::launch_tile_steps(data, p.n, ps.first, ps.last, less, stream);
+        break;
+      case plan::pass_kind::merge_runs:
+        kernels::launch_merge_runs(data, other, p.n, ps.run_log2, less, stream);
+        std::swap(data, other);
+        break;
+    }
+  }
+  if (data != keys) {
+    BITONIC_CUDA_CHECK(
+        cudaMemcpyAsync(keys, data, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
+  }
+}
+
+}  // namespace bitonic::dispatch

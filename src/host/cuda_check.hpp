@@ -1,0 +1,30 @@
+// Turning CUDA status codes into bitonic::error with the failing call's name.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "bitonic/bitonic.hpp"
+
+namespace bitonic::host {
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t status, const char* call) {
+  throw error(std::string("bitonic: ") + call + " failed: " + cudaGetErrorName(status) + ": " +
+              cudaGetErrorString(status));
+}
+
+//! Throws bitonic::error naming `call` unless `status` is cudaSuccess.
+inline void check_cuda(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) throw_cuda_error(status, call);
+}
+
+//! After a kernel launch: reports launch-configuration errors (and earlier asynchronous ones).
+inline void check_launch(const char* kernel) {
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) throw_cuda_error(status, kernel);
+}
+
+}  // namespace bitonic::host
+
+#define BITONIC_CUDA_CHECK(call) ::bitonic::host::check_cuda((call), #call)

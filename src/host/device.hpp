@@ -1,0 +1,14 @@
+// Checks on the caller's device pointers before any work is enqueued.
+#pragma once
+
+#include <cstddef>
+
+namespace bitonic::host {
+
+//! Throws bitonic::error unless [keys, keys + n * key_bytes) is usable by kernels on the current
+//! device: not null, not host memory, on the current device, aligned, inside one allocation, and a
+//! CUDA device exists. `caller` prefixes the message. Does nothing for n == 0.
+void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes,
+                          std::size_t key_align, const char* caller);
+
+}  // namespace bitonic::host

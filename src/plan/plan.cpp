@@ -1,0 +1,107 @@
+#include "plan/plan.hpp"
+
+#include <sstream>
+
+#include "plan/tuning.hpp"
+
+namespace bitonic::plan {
+namespace {
+
+using network::step;
+
+// The network with every step whose span fits 2^local_log2 run by a local pass of `local_kind`:
+// all stages up to that span in one pass, then per longer stage its long-distance steps one
+// global pass each and its short-distance tail in one local pass.
+std::vector<pass> local_and_global_passes(unsigned k, unsigned local_log2, pass_kind local_kind) {
+  std::vector<pass> passes;
+  if (k == 0) return passes;
+  const unsigned first_stages = k < local_log2 ? k : local_log2;
+  passes.push_back({local_kind, step{1, 0}, step{first_stages, 0}, local_log2});
+  for (unsigned s = local_log2 + 1; s <= k; ++s) {
+    for (unsigned j = s - 1; j >= local_log2; --j) {
+      passes.push_back({pass_kind::global_step, step{s, j}, step{s, j}});
+    }
+    passes.push_back({local_kind, step{s, local_log2 - 1}, step{s, 0}, local_log2});
+  }
+  return passes;
+}
+
+}  // namespace
+
+network::index_t pass::steps() const {
+  return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
+}
+
+plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes) {
+  plan p;
+  p.n = n;
+  p.log2_size = network::ceil_log2(n);
+  p.algo = algo;
+  const unsigned k = p.log2_size;
+  switch (algo) {
+    case algorithm::global_step:
+      if (k > 0) {
+        for (step st{1, 0}; st.stage <= k; st = st.next()) {
+          p.passes.push_back({pass_kind::global_step, st, st});
+        }
+      }
+      break;
+    case algorithm::fused_steps:
+      p.passes = local_and_global_passes(k, tuning::fused_steps::span_log2, pass_kind::block_steps);
+      break;
+    case algorithm::shared_tiles:
+      p.passes =
+          local_and_global_passes(k, tuning::shared_tile_log2(key_bytes), pass_kind::tile_steps);
+      break;
+    case algorithm::block_merge: {
+      // Sort whole tiles with the network, then merge: runs of 2^tile_log2 keys double per pass.
+      const unsigned tile_log2 = tuning::shared_tile_log2(key_bytes);
+      if (k > 0) {
+        const unsigned sorted_log2 = k < tile_log2 ? k : tile_log2;
+        p.passes.push_back({pass_kind::tile_steps, step{1, 0}, step{sorted_log2, 0}, tile_log2});
+      }
+      for (unsigned r = tile_log2; r < k; ++r) {
+        p.passes.push_back({pass_kind::merge_runs, {}, {}, 0, r});
+        p.needs_scratch = true;
+      }
+      break;
+    }
+    case algorithm::automatic:
+      throw error("bitonic: make_plan needs a concrete algorithm (resolve automatic first)");
+  }
+  return p;
+}
+
+std::string_view to_string(pass_kind kind) {
+  switch (kind) {
+    case pass_kind::global_step:
+      return "global_step";
+    case pass_kind::block_steps:
+      return "block_steps";
+    case pass_kind::tile_steps:
+      return "tile_steps";
+    case pass_kind::merge_runs:
+      return "merge_runs";
+  }
+  return "?";
+}
+
+std::string describe(const plan& p) {
+  std::ostringstream out;
+  out << bitonic::to_string(p.algo) << " n=" << p.n << " stages=" << p.log2_size
+      << " passes=" << p.passes.size() << '\n';
+  for (const pass& ps : p.passes) {
+    out << "  " << to_string(ps.kind);
+    if (ps.kind == pass_kind::merge_runs) {
+      out << " runs=2^" << ps.run_log2;
+    } else {
+      out << " (" << ps.first.stage << ',' << ps.first.distance_log2 << ")..(" << ps.last.stage
+          << ',' << ps.last.distance_log2 << ')';
+      if (ps.span_log2 != 0) out << " span=2^" << ps.span_log2;
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace bitonic::plan

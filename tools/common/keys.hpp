@@ -1,0 +1,181 @@
+// Test and benchmark data shared by the tests, the benchmark and the CLI: the key types by name,
+// the input distributions, and the full check of a sort against std::sort. Not part of the
+// library.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "bitonic/key_order.hpp"
+
+namespace bitonic::tools {
+
+//! Input distributions, named as the CLI spells them.
+enum class distribution { uniform, sorted, reverse, organ, equal, few, nan };
+
+inline constexpr distribution all_distributions[] = {
+    distribution::uniform, distribution::sorted, distribution::reverse, distribution::organ,
+    distribution::equal,   distribution::few,    distribution::nan};
+
+constexpr std::string_view to_string(distribution d) {
+  constexpr std::string_view names[] = {"uniform", "sorted", "reverse", "organ",
+                                        "equal",   "few",    "nan"};
+  return names[static_cast<int>(d)];
+}
+
+inline std::optional<distribution> parse_distribution(std::string_view name) {
+  for (distribution d : all_distributions) {
+    if (to_string(d) == name) return d;
+  }
+  return std::nullopt;
+}
+
+//! Key type names as the CLI's --type and the CSV spell them.
+template <class Key>
+constexpr std::string_view type_name() {
+  if constexpr (std::is_same_v<Key, std::int32_t>) return "i32";
+  if constexpr (std::is_same_v<Key, std::uint32_t>) return "u32";
+  if constexpr (std::is_same_v<Key, std::int64_t>) return "i64";
+  if constexpr (std::is_same_v<Key, std::uint64_t>) return "u64";
+  if constexpr (std::is_same_v<Key, float>) return "f32";
+  if constexpr (std::is_same_v<Key, double>) return "f64";
+}
+
+//! Calls fn(Key{}) with the key type named `name` ("i32", ...); false if the name is unknown.
+template <class Fn>
+bool with_key_type(std::string_view name, Fn&& fn) {
+  if (name == "i32") return fn(std::int32_t{}), true;
+  if (name == "u32") return fn(std::uint32_t{}), true;
+  if (name == "i64") return fn(std::int64_t{}), true;
+  if (name == "u64") return fn(std::uint64_t{}), true;
+  if (name == "f32") return fn(float{}), true;
+  if (name == "f64") return fn(double{}), true;
+  return false;
+}
+
+//! A uniformly random key over the whole range of the type (floats: finite, both signs, wide
+//! exponent range, including -0.0 and +0.0 now and then).
+template <class Key>
+Key random_key(std::mt19937_64& rng) {
+  if constexpr (std::is_integral_v<Key>) {
+    return static_cast<Key>(rng());
+  } else {
+    const std::uint64_t bits = rng();
+    if ((bits & 0xff) == 0) return (bits & 0x100) ? Key(-0.0) : Key(0.0);
+    const Key magnitude =
+        std::ldexp(Key((bits >> 11) & 0xfffff) + Key(0.5), int((bits >> 8) % 61) - 40);
+    return (bits >> 63) ? -magnitude : magnitude;
+  }
+}
+
+//! n keys of distribution `d`, reproducible from `seed`. For integer keys `nan` gives the
+//! uniform distribution with many extreme values (min, max, 0) instead.
+template <class Key>
+std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Key> keys(n);
+  switch (d) {
+    case distribution::uniform:
+      for (Key& k : keys)
+        k = random_key<Key>(rng);
+      break;
+    case distribution::sorted:
+    case distribution::reverse:
+      for (Key& k : keys)
+        k = random_key<Key>(rng);
+      std::sort(keys.begin(), keys.end(), ascending_less{});
+      if (d == distribution::reverse) std::reverse(keys.begin(), keys.end());
+      break;
+    case distribution::organ:  // ascending first half, descending second half
+      for (std::size_t i = 0; i < n; ++i)
+        keys[i] = static_cast<Key>(std::min(i, n - 1 - i));
+      break;
+    case distribution::equal: {
+      const Key value = random_key<Key>(rng);
+      std::fill(keys.begin(), keys.end(), value);
+      break;
+    }
+    case distribution::few: {  // eight distinct values
+      Key values[8];
+      for (Key& v : values)
+        v = random_key<Key>(rng);
+      for (Key& k : keys)
+        k = values[rng() % 8];
+      break;
+    }
+    case distribution::nan:
+      for (Key& k : keys) {
+        const unsigned pick = rng() % 8;
+        if constexpr (std::is_floating_point_v<Key>) {
+          constexpr Key specials[] = {std::numeric_limits<Key>::quiet_NaN(),
+                                      -std::numeric_limits<Key>::quiet_NaN(),
+                                      std::numeric_limits<Key>::infinity(),
+                                      -std::numeric_limits<Key>::infinity(),
+                                      Key(-0.0),
+                                      Key(0.0)};
+          k = pick < 6 ? specials[pick] : random_key<Key>(rng);
+        } else {
+          constexpr Key specials[] = {std::numeric_limits<Key>::min(),
+                                      std::numeric_limits<Key>::max(), Key(0)};
+          k = pick < 3 ? specials[pick] : random_key<Key>(rng);
+        }
+      }
+      break;
+  }
+  return keys;
+}
+
+//! The expected result: std::sort with the library's order.
+template <class Key>
+std::vector<Key> reference_sort(std::vector<Key> keys, order direction) {
+  if (direction == order::ascending) {
+    std::sort(keys.begin(), keys.end(), ascending_less{});
+  } else {
+    std::sort(keys.begin(), keys.end(), descending_less{});
+  }
+  return keys;
+}
+
+//! Bits of a key, so that multisets compare exactly (-0.0 vs +0.0, NaN payloads).
+template <class Key>
+auto key_bits(Key k) {
+  if constexpr (sizeof(Key) == 4) {
+    return std::bit_cast<std::uint32_t>(k);
+  } else {
+    return std::bit_cast<std::uint64_t>(k);
+  }
+}
+
+//! Index of the first position where `result` differs from `expected` (the std::sort output of
+//! the same input), or nullopt when they agree. Keys at a position must be equivalent in the
+//! sort order, and the two must hold the same keys bit for bit (a sort only moves keys), so a
+//! lost, duplicated or altered key is caught even where it is equivalent to its neighbour.
+template <class Key>
+std::optional<std::size_t> first_mismatch(const std::vector<Key>& result,
+                                          const std::vector<Key>& expected) {
+  if (result.size() != expected.size()) return std::min(result.size(), expected.size());
+  const ascending_less less;
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    if (less(result[i], expected[i]) || less(expected[i], result[i])) return i;
+  }
+  std::vector<decltype(key_bits(Key{}))> a(result.size()), b(expected.size());
+  std::transform(result.begin(), result.end(), a.begin(), key_bits<Key>);
+  std::transform(expected.begin(), expected.end(), b.begin(), key_bits<Key>);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  const auto diff = std::mismatch(a.begin(), a.end(), b.begin());
+  if (diff.first != a.end()) return static_cast<std::size_t>(diff.first - a.begin());
+  return std::nullopt;
+}
+
+}  // namespace bitonic::tools
