@@ -21,10 +21,10 @@ namespace bitonic::network {
 
 using index_t = std::uint64_t;
 
-//! Smallest k with 2^k >= n (0 for n <= 1): the number of stages.
+//! Smallest k with 2^k >= n (0 for n <= 1): the number of stages. 64 for n > 2^63.
 BITONIC_HOST_DEVICE constexpr unsigned ceil_log2(index_t n) {
   unsigned k = 0;
-  while ((index_t{1} << k) < n)
+  while (k < 64 && (index_t{1} << k) < n)
     ++k;
   return k;
 }

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "plan/tuning.hpp"
+
 namespace bitonic {
 
 std::string_view to_string(algorithm algo) noexcept {
@@ -20,8 +22,9 @@ std::string_view to_string(algorithm algo) noexcept {
   return "unknown";
 }
 
-algorithm resolve_automatic(std::size_t /*n*/, std::size_t /*key_bytes*/) noexcept {
-  return algorithm::shared_tiles;
+algorithm resolve_automatic(std::size_t n, std::size_t /*key_bytes*/) noexcept {
+  return network::ceil_log2(n) >= tuning::automatic_block_merge_min_log2 ? algorithm::block_merge
+                                                                         : algorithm::shared_tiles;
 }
 
 namespace api {

@@ -1,6 +1,7 @@
 #include "plan/plan.hpp"
 
 #include <sstream>
+#include <string>
 
 #include "plan/tuning.hpp"
 
@@ -33,6 +34,10 @@ network::index_t pass::steps() const {
 }
 
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes) {
+  if (network::ceil_log2(n) > tuning::max_log2_size) {
+    throw error("bitonic: n = " + std::to_string(n) + " keys is more than 2^" +
+                std::to_string(tuning::max_log2_size) + ", the largest supported size");
+  }
   plan p;
   p.n = n;
   p.log2_size = network::ceil_log2(n);

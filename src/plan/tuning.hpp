@@ -37,6 +37,14 @@ struct block_merge {
   static constexpr unsigned block_threads = 256;
 };
 
+//! From this many keys (log2) on, `automatic` picks block_merge over shared_tiles: its merge
+//! passes grow with log n, the network's global steps with log^2 n (measured on the H100,
+//! docs/results/). Below it, shared_tiles is faster and needs no scratch memory.
+constexpr unsigned automatic_block_merge_min_log2 = 27;
+
+//! The largest n a plan accepts: index math must not overflow 64 bits.
+constexpr unsigned max_log2_size = 63;
+
 //! shared_tiles<KeyBytes>::tile_log2 for a key size known only at run time.
 constexpr unsigned shared_tile_log2(std::size_t key_bytes) {
   return key_bytes == 4 ? shared_tiles<4>::tile_log2 : shared_tiles<8>::tile_log2;

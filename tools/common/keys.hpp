@@ -156,18 +156,23 @@ auto key_bits(Key k) {
   }
 }
 
-//! Index of the first position where `result` differs from `expected` (the std::sort output of
-//! the same input), or nullopt when they agree. Keys at a position must be equivalent in the
-//! sort order, and the two must hold the same keys bit for bit (a sort only moves keys), so a
-//! lost, duplicated or altered key is caught even where it is equivalent to its neighbour.
+//! Where `result` differs from `expected` (the std::sort output of the same input), or nullopt
+//! when they agree: the first position whose keys are not equivalent, or else (same order, but a
+//! key lost, duplicated or altered) the first differing rank among the keys' sorted bit patterns.
+//! Keys at a position must be equivalent in the sort order, and the two must hold the same keys bit
+//! for bit (a sort only moves keys), so a lost, duplicated or altered key is caught even where it
+//! is equivalent to its neighbour.
 template <class Key>
 std::optional<std::size_t> first_mismatch(const std::vector<Key>& result,
                                           const std::vector<Key>& expected) {
   if (result.size() != expected.size()) return std::min(result.size(), expected.size());
   const ascending_less less;
+  bool identical = true;
   for (std::size_t i = 0; i < result.size(); ++i) {
     if (less(result[i], expected[i]) || less(expected[i], result[i])) return i;
+    identical = identical && key_bits(result[i]) == key_bits(expected[i]);
   }
+  if (identical) return std::nullopt;  // same bits everywhere: same multiset, skip the sorts
   std::vector<decltype(key_bits(Key{}))> a(result.size()), b(expected.size());
   std::transform(result.begin(), result.end(), a.begin(), key_bits<Key>);
   std::transform(expected.begin(), expected.end(), b.begin(), key_bits<Key>);

@@ -1,0 +1,48 @@
+#include "bench/algorithms.hpp"
+
+#include <vector>
+
+namespace bitonic::bench {
+namespace {
+
+// The library offers no list of its algorithms: add new variants here (automatic last, since it
+// repeats one of the others).
+constexpr bitonic::algorithm library_variants[] = {
+    bitonic::algorithm::global_step, bitonic::algorithm::fused_steps,
+    bitonic::algorithm::shared_tiles, bitonic::algorithm::block_merge,
+    bitonic::algorithm::automatic};
+
+const std::vector<algorithm_id>& catalogue() {
+  static const std::vector<algorithm_id> all = [] {
+    std::vector<algorithm_id> list;
+    for (bitonic::algorithm a : library_variants) {
+      list.push_back({bitonic::to_string(a), algorithm_kind::variant, a});
+    }
+    list.push_back({"cub_radix", algorithm_kind::gpu_peer});
+    list.push_back({"cub_merge", algorithm_kind::gpu_peer});
+    list.push_back({"thrust_cmp", algorithm_kind::gpu_peer});
+    list.push_back({"std_sort", algorithm_kind::cpu_peer});
+    list.push_back({"qsort", algorithm_kind::cpu_peer});
+    return list;
+  }();
+  return all;
+}
+
+}  // namespace
+
+std::span<const algorithm_id> all_algorithms() {
+  return catalogue();
+}
+
+std::span<const algorithm_id> variants() {
+  return all_algorithms().first(std::size(library_variants));
+}
+
+std::optional<algorithm_id> find_algorithm(std::string_view name) {
+  for (const algorithm_id& a : all_algorithms()) {
+    if (a.name == name) return a;
+  }
+  return std::nullopt;
+}
+
+}  // namespace bitonic::bench

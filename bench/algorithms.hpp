@@ -1,0 +1,36 @@
+// The algorithms the benchmark knows by name: the library's variants and the peers it is measured
+// against. Names are those of the CSV and of --algo.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "bitonic/bitonic.hpp"
+
+namespace bitonic::bench {
+
+enum class algorithm_kind {
+  variant,   //!< bitonic::sort with one bitonic::algorithm
+  gpu_peer,  //!< CUB radix, CUB merge, thrust::sort
+  cpu_peer,  //!< std::sort, qsort on the host
+};
+
+struct algorithm_id {
+  std::string_view name;
+  algorithm_kind kind;
+  bitonic::algorithm variant = bitonic::algorithm::automatic;  //!< for kind == variant
+
+  friend bool operator==(const algorithm_id&, const algorithm_id&) = default;
+};
+
+//! The library's variants, then the peers, in the order tables list them.
+std::span<const algorithm_id> all_algorithms();
+
+//! The library's variants alone (what the demo runs).
+std::span<const algorithm_id> variants();
+
+//! The algorithm called `name`, if any.
+std::optional<algorithm_id> find_algorithm(std::string_view name);
+
+}  // namespace bitonic::bench

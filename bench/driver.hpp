@@ -1,0 +1,32 @@
+// The benchmark: every selected algorithm at every size, side by side in one process, checked
+// against std::sort, printed as a table per size and written as CSV rows.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/algorithms.hpp"
+
+namespace bitonic::bench {
+
+//! The seed of the inputs unless told otherwise (the CLI's demo uses it too).
+inline constexpr std::uint64_t default_seed = 20261121;
+
+struct config {
+  std::vector<std::string_view> key_types = {"i32"};  //!< as --type spells them
+  unsigned log2_first = 20, log2_last = 27;
+  std::vector<algorithm_id> algorithms;  //!< in table order; empty means all
+  unsigned runs = 5;                     //!< GPU runs per measurement (after a warm-up)
+  unsigned cpu_runs = 1;                 //!< std::sort and qsort runs (slow at large sizes)
+  std::uint64_t seed = default_seed;
+  std::string csv_path;  //!< empty: no CSV
+};
+
+//! Runs the benchmark on the current CUDA device; returns the exit code: 0, or 1 when an
+//! algorithm failed or its result differed from std::sort. Throws on failures outside a single
+//! algorithm (no device, CSV not writable, an unknown key type).
+int run(const config& cfg);
+
+}  // namespace bitonic::bench

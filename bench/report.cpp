@@ -1,0 +1,112 @@
+#include "bench/report.hpp"
+
+#include <ctime>
+#include <stdexcept>
+
+namespace bitonic::bench {
+namespace {
+
+constexpr std::string_view csv_header =
+    "device,date,key_type,value_type,log2n,n,algorithm,internal_ms,total_ms,keys_per_s";
+
+std::string format(const char* fmt, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, fmt, value);
+  return text;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+std::optional<double> internal_of(std::span<const result_row> rows, std::string_view name) {
+  for (const result_row& r : rows) {
+    if (r.algorithm == name) return r.internal_ms;
+  }
+  return std::nullopt;
+}
+
+std::string check_text(const result_row& r) {
+  if (!r.error.empty()) return "ERROR";
+  switch (r.check) {
+    case check_state::ok:
+      return "ok";
+    case check_state::reference:
+      return "reference";
+    case check_state::mismatch:
+      return "FAILED at " + std::to_string(r.mismatch_at);
+    case check_state::not_run:
+      break;
+  }
+  return "-";
+}
+
+}  // namespace
+
+std::string format_rate(double per_second) {
+  if (per_second >= 1e9) return format("%.2f G", per_second / 1e9);
+  if (per_second >= 1e6) return format("%.1f M", per_second / 1e6);
+  return format("%.1f k", per_second / 1e3);
+}
+
+std::string iso_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &local);
+  return text;
+}
+
+void print_table(std::FILE* out, const size_context& size, std::span<const result_row> rows) {
+  std::fprintf(out, "\n%.*s, n = 2^%u = %zu, %.*s: median of %u runs (CPU peers: %u)\n",
+               int(size.key_type.size()), size.key_type.data(), size.log2n, size.n,
+               int(size.device.size()), size.device.data(), size.runs, size.cpu_runs);
+  std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s  %s\n", "algorithm", "internal ms",
+               "total ms", "ns/key", "keys/s", "x qsort", "x std::sort", "check");
+  const std::optional<double> qsort_ms = internal_of(rows, "qsort");
+  const std::optional<double> std_ms = internal_of(rows, "std_sort");
+  const auto cell = [](const char* fmt, std::optional<double> v) {
+    return v ? format(fmt, *v) : std::string("-");
+  };
+  for (const result_row& r : rows) {
+    const std::optional<double> t = r.internal_ms;
+    const auto per = [&](std::optional<double> peer) -> std::optional<double> {
+      if (!t || !peer || *t <= 0) return std::nullopt;
+      return *peer / *t;
+    };
+    std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s  %s\n", r.label.c_str(),
+                 cell("%.4f", t).c_str(), cell("%.4f", r.total_ms).c_str(),
+                 cell("%.3f", t ? std::optional(*t * 1e6 / double(size.n)) : std::nullopt).c_str(),
+                 t && *t > 0 ? format_rate(double(size.n) / (*t / 1e3)).c_str() : "-",
+                 cell("%.1f", per(qsort_ms)).c_str(), cell("%.1f", per(std_ms)).c_str(),
+                 check_text(r).c_str());
+  }
+  std::fflush(out);
+}
+
+csv_writer::csv_writer(const std::string& path) : out_(path, std::ios::trunc), path_(path) {
+  if (!out_) throw std::runtime_error("cannot open " + path + " for writing");
+  out_ << csv_header << '\n';
+}
+
+void csv_writer::write(const size_context& size, std::span<const result_row> rows) {
+  for (const result_row& r : rows) {
+    const auto ms = [](std::optional<double> v) { return v ? format("%.6g", *v) : std::string(); };
+    const std::optional<double> t = r.internal_ms;
+    out_ << csv_field(size.device) << ',' << size.date << ',' << size.key_type << ",none,"
+         << size.log2n << ',' << size.n << ',' << r.algorithm << ',' << ms(t) << ','
+         << ms(r.total_ms) << ','
+         << (t && *t > 0 ? format("%.0f", double(size.n) / (*t / 1e3)) : std::string()) << '\n';
+  }
+  out_.flush();
+  if (!out_) throw std::runtime_error("writing " + path_ + " failed");
+}
+
+}  // namespace bitonic::bench

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Plots a CSV written by `bitonic-sort bench --csv FILE`.
+
+usage: plot_bench.py CSV OUTDIR
+
+For every key type in the CSV, writes OUTDIR/keys_per_s_<type>.png (keys/s, device-resident, over
+n) and OUTDIR/internal_ms_<type>.png (device-resident time over n). When the CSV holds the same
+(device, key type, algorithm, n) more than once (CSVs joined by hand), the last row wins.
+"""
+
+import argparse
+import csv
+import os
+import sys
+from collections import defaultdict
+
+# The peers the library is measured against; drawn dashed, the library's variants solid.
+PEERS = {"cub_radix", "cub_merge", "thrust_cmp", "std_sort", "qsort"}
+MARKERS = "os^vDx+*Ph<>"  # distinct per line: automatic draws on top of the variant it picks
+COLUMNS = {"device", "date", "key_type", "n", "algorithm", "internal_ms", "keys_per_s"}
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = COLUMNS - set(reader.fieldnames or [])
+        if missing:
+            missing = ", ".join(sorted(missing))
+            sys.exit(f"plot_bench.py: {path} is not a bench CSV (missing {missing})")
+        return list(reader)
+
+
+def series_by_type(rows):
+    """{key_type: {(device, algorithm): {n: row}}}, the last row of a point winning."""
+    result = defaultdict(lambda: defaultdict(dict))
+    for row in rows:
+        result[row["key_type"]][(row["device"], row["algorithm"])][int(row["n"])] = row
+    return result
+
+
+def plot(plt, key_type, series, column, ylabel, path):
+    devices = sorted({device for device, _ in series})
+    dates = sorted({r["date"] for points in series.values() for r in points.values()})
+    fig, ax = plt.subplots(figsize=(9, 6))
+    # In the CSV's (table) order, the library's variants first.
+    ordered = sorted(series.items(), key=lambda s: s[0][1] in PEERS)
+    for index, ((device, algorithm), points) in enumerate(ordered):
+        xs = [n for n in sorted(points) if points[n][column]]
+        if not xs:
+            continue
+        label = algorithm if len(devices) == 1 else f"{algorithm} ({device})"
+        ax.plot(xs, [float(points[n][column]) for n in xs], label=label,
+                marker=MARKERS[index % len(MARKERS)], markersize=4,
+                linestyle="--" if algorithm in PEERS else "-")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")  # the CPU peers are orders of magnitude apart from the GPU sorts
+    ax.set_xlabel("n (keys)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{key_type} keys, device-resident\n{', '.join(devices)} ({', '.join(dates)})")
+    ax.grid(True, which="major", alpha=0.4)
+    ax.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Plot a bitonic-sort bench CSV.")
+    parser.add_argument("csv", help="CSV written by bitonic-sort bench --csv")
+    parser.add_argument("outdir", help="folder for the PNG files (created if missing)")
+    args = parser.parse_args()
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only, no display needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("plot_bench.py: matplotlib is not installed (python3 -m pip install matplotlib)")
+
+    rows = read_rows(args.csv)
+    if not rows:
+        sys.exit(f"plot_bench.py: {args.csv} holds no rows")
+    os.makedirs(args.outdir, exist_ok=True)
+    for key_type, series in sorted(series_by_type(rows).items()):
+        plot(plt, key_type, series, "keys_per_s", "keys/s (internal)",
+             os.path.join(args.outdir, f"keys_per_s_{key_type}.png"))
+        plot(plt, key_type, series, "internal_ms", "internal time (ms)",
+             os.path.join(args.outdir, f"internal_ms_{key_type}.png"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+// Helpers shared by the CPU and GPU test binaries: the key types and options to iterate over,
+// reproducible seeds and sizes, and the full check of a result against std::sort.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "keys.hpp"
+
+namespace bitonic::test {
+
+using tools::distribution;
+
+using key_types =
+    ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
+
+//! Names typed tests after the key type ("i32", ...) instead of a numeric index.
+struct key_type_names {
+  template <class Key>
+  static std::string GetName(int) {
+    return std::string(tools::type_name<Key>());
+  }
+};
+
+//! Position of Key in key_types, to spread per-type work (such as random lengths) over the types.
+template <class Key>
+constexpr std::size_t key_type_index() {
+  constexpr std::string_view names[] = {"i32", "u32", "i64", "u64", "f32", "f64"};
+  return std::find(std::begin(names), std::end(names), tools::type_name<Key>()) - std::begin(names);
+}
+
+inline constexpr algorithm all_algorithms[] = {algorithm::global_step, algorithm::fused_steps,
+                                               algorithm::shared_tiles, algorithm::block_merge,
+                                               algorithm::automatic};
+
+//! The algorithms make_plan accepts (automatic must be resolved first).
+inline constexpr algorithm concrete_algorithms[] = {algorithm::global_step, algorithm::fused_steps,
+                                                    algorithm::shared_tiles,
+                                                    algorithm::block_merge};
+
+inline constexpr order all_orders[] = {order::ascending, order::descending};
+
+constexpr std::string_view to_string(order direction) {
+  return direction == order::ascending ? "ascending" : "descending";
+}
+
+//! The seed of the input of length n with distribution d: fixed, so that every failure can be
+//! reproduced with tools::generate from the printed numbers.
+constexpr std::uint64_t case_seed(std::size_t n, distribution d) {
+  return 0x5eed'0000'0000ull + std::uint64_t{n} * 8 + static_cast<std::uint64_t>(d);
+}
+
+//! `count` lengths in [2^min_log2, 2^max_log2), log-uniform so that every octave gets its share,
+//! drawn from a fixed seed.
+inline std::vector<std::size_t> random_lengths(std::size_t count, unsigned min_log2,
+                                               unsigned max_log2, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> lengths;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t octave = std::size_t{1} << (min_log2 + rng() % (max_log2 - min_log2));
+    lengths.push_back(octave + rng() % octave);
+  }
+  return lengths;
+}
+
+//! An input and std::sort's result for it in each order, computed once for all the variants.
+template <class Key>
+struct reference_case {
+  std::size_t n = 0;
+  distribution d = distribution::uniform;
+  std::uint64_t seed = 0;
+  std::vector<Key> input;
+  std::vector<Key> expected[2];  //!< indexed by order
+
+  const std::vector<Key>& expected_for(order direction) const {
+    return expected[direction == order::ascending ? 0 : 1];
+  }
+};
+
+template <class Key>
+reference_case<Key> make_reference_case(std::size_t n, distribution d) {
+  reference_case<Key> c;
+  c.n = n;
+  c.d = d;
+  c.seed = case_seed(n, d);
+  c.input = tools::generate<Key>(n, d, c.seed);
+  c.expected[0] = tools::reference_sort(c.input, order::ascending);
+  c.expected[1] = tools::reference_sort(c.input, order::descending);
+  return c;
+}
+
+//! Calls fn(i) for every i in [0, count) on all hardware threads and returns when all are done;
+//! rethrows the first exception a call threw. fn must not use gtest assertions: collect verdicts
+//! and report them from the test's thread.
+template <class Fn>
+void parallel_for(std::size_t count, Fn fn) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < count;) {
+      try {
+        fn(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+      }
+    }
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool)
+    t.join();
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+//! One line that identifies a sort: enough to reproduce it.
+template <class Key>
+std::string describe_case(std::size_t n, distribution d, std::uint64_t seed, order direction,
+                          algorithm algo) {
+  std::ostringstream out;
+  out << tools::type_name<Key>() << " n=" << n << " distribution=" << tools::to_string(d)
+      << " seed=" << seed << " order=" << to_string(direction) << " algorithm=" << to_string(algo);
+  return out.str();
+}
+
+//! Success when `result` holds exactly the keys of `expected` (the std::sort output) in an
+//! equivalent order, as tools::first_mismatch decides; otherwise says where and what differs.
+template <class Key>
+::testing::AssertionResult matches_reference(const std::vector<Key>& result,
+                                             const std::vector<Key>& expected) {
+  const auto at = tools::first_mismatch(result, expected);
+  if (!at) return ::testing::AssertionSuccess();
+  if (result.size() != expected.size()) {
+    return ::testing::AssertionFailure()
+           << "result has " << result.size() << " keys, expected " << expected.size();
+  }
+  std::ostringstream out;
+  out.precision(17);
+  out << "first mismatch at index " << *at << " of " << result.size() << ": got " << +result[*at]
+      << " (bits 0x" << std::hex << tools::key_bits(result[*at]) << "), expected " << std::dec
+      << +expected[*at] << " (bits 0x" << std::hex << tools::key_bits(expected[*at]) << ")";
+  if (!ascending_less{}(result[*at], expected[*at]) &&
+      !ascending_less{}(expected[*at], result[*at])) {
+    out << "; the order is right but the keys differ as a multiset (the index counts sorted bit "
+           "patterns)";
+  }
+  return ::testing::AssertionFailure() << out.str();
+}
+
+//! Success when `call` throws bitonic::error whose message contains every one of `needles`.
+inline ::testing::AssertionResult throws_error(const std::function<void()>& call,
+                                               std::initializer_list<std::string_view> needles) {
+  try {
+    call();
+  } catch (const bitonic::error& e) {
+    const std::string_view message = e.what();
+    for (const std::string_view needle : needles) {
+      if (message.find(needle) == std::string_view::npos) {
+        return ::testing::AssertionFailure()
+               << "message \"" << message << "\" does not mention \"" << needle << '"';
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "no bitonic::error thrown";
+}
+
+inline ::testing::AssertionResult throws_error(const std::function<void()>& call,
+                                               std::string_view needle) {
+  return throws_error(call, {needle});
+}
+
+}  // namespace bitonic::test

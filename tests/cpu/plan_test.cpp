@@ -1,0 +1,180 @@
+// The plan: for every algorithm its network passes must run every step of the network exactly
+// once, in schedule order, each inside the blocks its kernel owns; block_merge's merge passes
+// must then double the sorted runs from one tile up to the whole input.
+#include "plan/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common_test.hpp"
+#include "plan/tuning.hpp"
+
+namespace bitonic::plan {
+namespace {
+
+using network::step;
+
+// Span of the blocks a local pass of this kind runs in, as the kernels are compiled (the GPU
+// kernels use these constants, not pass::span_log2, so the two must agree).
+unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
+  return kind == pass_kind::block_steps ? tuning::fused_steps::span_log2
+                                        : tuning::shared_tile_log2(key_bytes);
+}
+
+::testing::AssertionResult is_valid_plan(const plan& p, algorithm algo, std::size_t n,
+                                         std::size_t key_bytes) {
+  auto fail = [] { return ::testing::AssertionFailure(); };
+  const unsigned k = network::ceil_log2(n);
+  if (p.n != n || p.log2_size != k || p.algo != algo) return fail() << "wrong n, stages or algo";
+  const unsigned tile_log2 = tuning::shared_tile_log2(key_bytes);
+  // block_merge runs the network only up to one tile; merges do the rest.
+  const unsigned network_stages = algo == algorithm::block_merge ? std::min(k, tile_log2) : k;
+  step expected{1, 0};  // the next step the network still has to run
+  unsigned next_run_log2 = tile_log2;
+  for (std::size_t i = 0; i < p.passes.size(); ++i) {
+    const pass& ps = p.passes[i];
+    const std::string where = "pass " + std::to_string(i) + ": ";
+    if (ps.kind == pass_kind::merge_runs) {
+      if (algo != algorithm::block_merge)
+        return fail() << where << "merge pass outside block_merge";
+      if (expected.ordinal() != network::step_count(network_stages)) {
+        return fail() << where << "merge pass before the tiles are sorted";
+      }
+      if (ps.run_log2 != next_run_log2) {
+        return fail() << where << "merges runs of 2^" << ps.run_log2 << ", expected 2^"
+                      << next_run_log2;
+      }
+      if (ps.steps() != 0) return fail() << where << "merge pass counts network steps";
+      ++next_run_log2;
+      continue;
+    }
+    if (next_run_log2 != tile_log2) return fail() << where << "network pass after a merge pass";
+    if (ps.first != expected) {
+      return fail() << where << "starts at (" << ps.first.stage << ',' << ps.first.distance_log2
+                    << "), expected (" << expected.stage << ',' << expected.distance_log2 << ')';
+    }
+    if (ps.last.ordinal() < ps.first.ordinal()) return fail() << where << "ends before it starts";
+    if (ps.last.stage > network_stages) return fail() << where << "runs past the last stage";
+    switch (ps.kind) {
+      case pass_kind::global_step:
+        // Both executors run only `first` of a global pass and treat span 0 as "all keys".
+        if (ps.first != ps.last) return fail() << where << "global pass of several steps";
+        if (ps.span_log2 != 0) return fail() << where << "global pass with a span";
+        if (algo != algorithm::global_step &&
+            ps.first.span_log2() <= kernel_span_log2(p.passes[0].kind, key_bytes)) {
+          return fail() << where << "step fits a local pass but runs as a global one";
+        }
+        break;
+      case pass_kind::block_steps:
+      case pass_kind::tile_steps: {
+        const bool kind_matches =
+            ps.kind == pass_kind::block_steps
+                ? algo == algorithm::fused_steps
+                : (algo == algorithm::shared_tiles || algo == algorithm::block_merge);
+        if (!kind_matches) return fail() << where << to_string(ps.kind) << " in this algorithm";
+        if (ps.span_log2 != kernel_span_log2(ps.kind, key_bytes)) {
+          return fail() << where << "span 2^" << ps.span_log2 << " differs from the kernel's 2^"
+                        << kernel_span_log2(ps.kind, key_bytes);
+        }
+        for (step st = ps.first;; st = st.next()) {
+          if (st.span_log2() > ps.span_log2) {
+            return fail() << where << "step (" << st.stage << ',' << st.distance_log2
+                          << ") does not fit the pass's blocks";
+          }
+          if (st == ps.last) break;
+        }
+        break;
+      }
+      case pass_kind::merge_runs:
+        break;
+    }
+    if (ps.steps() != ps.last.ordinal() - ps.first.ordinal() + 1) {
+      return fail() << where << "steps() disagrees with its range";
+    }
+    expected = ps.last.next();
+  }
+  if (expected.ordinal() != network::step_count(network_stages)) {
+    return fail() << "the passes stop after " << expected.ordinal() << " of "
+                  << network::step_count(network_stages) << " network steps";
+  }
+  const bool merges = algo == algorithm::block_merge && k > tile_log2;
+  if (merges && next_run_log2 != k) {
+    return fail() << "merges stop at runs of 2^" << next_run_log2 << ", need 2^" << k;
+  }
+  if (p.needs_scratch != merges) return fail() << "needs_scratch is " << p.needs_scratch;
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<std::size_t> plan_lengths() {
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 5000; ++n)
+    lengths.push_back(n);
+  for (unsigned p : {13u, 14u, 20u, 27u, 31u, 32u, 40u, 62u}) {
+    const std::size_t power = std::size_t{1} << p;
+    lengths.insert(lengths.end(), {power - 1, power, power + 1, power + 3});
+  }
+  return lengths;
+}
+
+TEST(Plan, EveryAlgorithmRunsTheWholeNetworkOnce) {
+  for (const algorithm algo : test::concrete_algorithms) {
+    for (const std::size_t key_bytes : {4u, 8u}) {
+      for (const std::size_t n : plan_lengths()) {
+        const plan p = make_plan(algo, n, key_bytes);
+        ASSERT_TRUE(is_valid_plan(p, algo, n, key_bytes)) << "key_bytes=" << key_bytes << '\n'
+                                                          << describe(p);
+      }
+    }
+  }
+}
+
+TEST(Plan, GlobalStepPlanHasOnePassPerStep) {
+  const std::size_t n = (std::size_t{1} << 27) + 3;
+  const plan p = make_plan(algorithm::global_step, n, 4);
+  EXPECT_EQ(p.passes.size(), network::step_count(28));
+  EXPECT_TRUE(make_plan(algorithm::global_step, 1, 4).passes.empty());
+  EXPECT_TRUE(make_plan(algorithm::block_merge, 0, 8).passes.empty());
+}
+
+TEST(Plan, DescribeWritesOneLinePerPass) {
+  const plan p = make_plan(algorithm::block_merge, std::size_t{1} << 20, 4);
+  const std::string text = describe(p);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), std::ptrdiff_t(p.passes.size() + 1));
+  EXPECT_NE(text.find("block_merge"), std::string::npos);
+  EXPECT_NE(text.find("merge_runs"), std::string::npos);
+}
+
+TEST(Plan, RejectsSizesBeyondTheIndexMath) {
+  const std::size_t too_many = (std::size_t{1} << 63) + 1;
+  EXPECT_THROW(make_plan(algorithm::shared_tiles, too_many, 4), bitonic::error);
+  std::int32_t key = 0;  // never touched: the plan is refused first
+  EXPECT_THROW(bitonic::sort_on_cpu(&key, too_many), bitonic::error);
+  EXPECT_NO_THROW(make_plan(algorithm::global_step, std::size_t{1} << 63, 4));
+}
+
+TEST(Plan, AutomaticMustBeResolvedFirst) {
+  EXPECT_THROW(make_plan(algorithm::automatic, 1000, 4), bitonic::error);
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{2}, std::size_t{1} << 30}) {
+      const algorithm resolved = resolve_automatic(n, key_bytes);
+      EXPECT_NE(resolved, algorithm::automatic) << "n=" << n;
+      EXPECT_NO_THROW(make_plan(resolved, n, key_bytes)) << "n=" << n;
+    }
+  }
+}
+
+TEST(Plan, AlgorithmNamesAreDistinct) {
+  std::vector<std::string_view> names;
+  for (const algorithm algo : test::all_algorithms)
+    names.push_back(to_string(algo));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "unknown"), 0);
+  EXPECT_EQ(to_string(static_cast<algorithm>(99)), "unknown");
+}
+
+}  // namespace
+}  // namespace bitonic::plan

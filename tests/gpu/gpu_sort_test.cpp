@@ -1,0 +1,129 @@
+// bitonic::sort on the device against std::sort: every variant, key type, order, distribution and
+// a spread of lengths around warp, block, tile and power-of-two boundaries; managed memory; two
+// sorts in flight on two streams.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <future>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "common_test.hpp"
+#include "device_memory.hpp"
+
+namespace bitonic {
+namespace {
+
+using test::describe_case;
+using test::device_array;
+using test::matches_reference;
+using tools::distribution;
+
+// Lengths at the edges that matter: tiny, around 2^10 and 2^16, one past a shared-memory tile of
+// 8-byte (2^12) and 4-byte (2^13) keys, a full 2^20 network, a length far from any power of two,
+// and random ones drawn from a fixed seed.
+std::vector<std::size_t> gpu_lengths() {
+  constexpr std::uint64_t random_lengths_seed = 77001;
+  std::vector<std::size_t> lengths = {0, 1, 2, 3, 1023, 1024, 1025, 4097, 8193, 65535, 65537};
+  lengths.insert(lengths.end(), {std::size_t{1} << 20, 3 * (std::size_t{1} << 20) + 7});
+  for (const std::size_t n : test::random_lengths(3, 10, 21, random_lengths_seed)) {
+    lengths.push_back(n);
+  }
+  return lengths;
+}
+
+template <class Key>
+class GpuSort : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSort, test::key_types, test::key_type_names);
+
+// The device runs the sorts one after another while the host builds the references and checks
+// the results on all its cores (the checks sort the bit patterns, which costs more than the GPU).
+TYPED_TEST(GpuSort, EveryVariantMatchesStdSort) {
+  using Key = TypeParam;
+  const test::stream stream;
+  for (const std::size_t n : gpu_lengths()) {
+    std::vector<test::reference_case<Key>> cases(std::size(tools::all_distributions));
+    test::parallel_for(cases.size(), [&](std::size_t i) {
+      cases[i] = test::make_reference_case<Key>(n, tools::all_distributions[i]);
+    });
+
+    struct pending_check {
+      std::string label;
+      std::future<::testing::AssertionResult> verdict;
+    };
+    std::vector<pending_check> checks;
+    device_array<Key> keys(n);
+    for (const test::reference_case<Key>& c : cases) {
+      for (const order direction : test::all_orders) {
+        for (const algorithm algo : test::all_algorithms) {
+          std::vector<Key> result =
+              test::sort_on_device(keys, c.input, {direction, algo, stream.get()});
+          const std::vector<Key>& expected = c.expected_for(direction);
+          checks.push_back({describe_case<Key>(n, c.d, c.seed, direction, algo),
+                            std::async(std::launch::async, [&expected, r = std::move(result)] {
+                              return matches_reference(r, expected);
+                            })});
+        }
+      }
+    }
+    for (pending_check& check : checks)
+      EXPECT_TRUE(check.verdict.get()) << check.label;
+  }
+}
+
+template <class Key>
+void expect_sorts_in_managed_memory(std::size_t n, algorithm algo, order direction,
+                                    cudaStream_t stream) {
+  const std::uint64_t seed = test::case_seed(n, distribution::uniform);
+  const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
+  Key* managed = nullptr;
+  TEST_CUDA_OK(cudaMallocManaged(reinterpret_cast<void**>(&managed), n * sizeof(Key)));
+  std::copy(input.begin(), input.end(), managed);
+  sort(managed, n, {direction, algo, stream});
+  TEST_CUDA_OK(cudaStreamSynchronize(stream));
+  const std::vector<Key> result(managed, managed + n);
+  TEST_CUDA_OK(cudaFree(managed));
+  EXPECT_TRUE(matches_reference(result, tools::reference_sort(input, direction)))
+      << describe_case<Key>(n, distribution::uniform, seed, direction, algo) << " managed memory";
+}
+
+TEST(GpuSortManaged, EveryVariantOnANonDefaultStream) {
+  const test::stream stream;
+  for (const algorithm algo : test::all_algorithms) {
+    for (const std::size_t n : {1000u, 70001u, (1u << 20) + 5}) {
+      expect_sorts_in_managed_memory<std::int32_t>(n, algo, order::ascending, stream.get());
+      expect_sorts_in_managed_memory<double>(n, algo, order::descending, stream.get());
+    }
+  }
+}
+
+// Both sorts are enqueued before either stream is waited for, so they may overlap on the device;
+// each must still see only its own keys (and block_merge its own scratch).
+TEST(GpuSortStreams, TwoSortsOnTwoStreamsAtOnce) {
+  constexpr std::size_t n_first = (1u << 20) + 3, n_second = (1u << 19) + 5;
+  const std::uint64_t seed_first = test::case_seed(n_first, distribution::uniform);
+  const std::uint64_t seed_second = test::case_seed(n_second, distribution::few);
+  const auto first = tools::generate<std::int32_t>(n_first, distribution::uniform, seed_first);
+  const auto second = tools::generate<double>(n_second, distribution::few, seed_second);
+  const auto expected_first = tools::reference_sort(first, order::ascending);
+  const auto expected_second = tools::reference_sort(second, order::descending);
+  const test::stream stream_first, stream_second;
+  device_array<std::int32_t> keys_first(n_first);
+  device_array<double> keys_second(n_second);
+  for (const algorithm algo : test::all_algorithms) {
+    keys_first.upload(first, stream_first.get());
+    keys_second.upload(second, stream_second.get());
+    sort(keys_first.get(), n_first, {order::ascending, algo, stream_first.get()});
+    sort(keys_second.get(), n_second, {order::descending, algo, stream_second.get()});
+    EXPECT_TRUE(matches_reference(keys_first.download(stream_first.get()), expected_first))
+        << describe_case<std::int32_t>(n_first, distribution::uniform, seed_first, order::ascending,
+                                       algo);
+    EXPECT_TRUE(matches_reference(keys_second.download(stream_second.get()), expected_second))
+        << describe_case<double>(n_second, distribution::few, seed_second, order::descending, algo);
+  }
+}
+
+}  // namespace
+}  // namespace bitonic

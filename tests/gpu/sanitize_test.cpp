@@ -1,0 +1,54 @@
+// Small sorts that launch every kernel of every variant, for compute-sanitizer:
+//   compute-sanitizer --tool memcheck bitonic_gpu_tests --gtest_filter='Sanitize*'
+//   compute-sanitizer --tool racecheck bitonic_gpu_tests --gtest_filter='Sanitize*'
+// 3000 keys fit one tile, so only the tile kernels run; 20000 keys need the global and merge
+// passes too. Both keys sizes, because the tile kernels are tuned per key size.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "common_test.hpp"
+#include "device_memory.hpp"
+
+namespace bitonic {
+namespace {
+
+template <class Key>
+void expect_small_sorts(algorithm algo) {
+  for (const std::size_t n : {3000u, 20000u}) {
+    const std::uint64_t seed = test::case_seed(n, tools::distribution::uniform);
+    const std::vector<Key> input = tools::generate<Key>(n, tools::distribution::uniform, seed);
+    test::device_array<Key> keys(n);
+    for (const order direction : test::all_orders) {
+      EXPECT_TRUE(test::matches_reference(test::sort_on_device(keys, input, {direction, algo}),
+                                          tools::reference_sort(input, direction)))
+          << test::describe_case<Key>(n, tools::distribution::uniform, seed, direction, algo);
+    }
+  }
+}
+
+void expect_small_sorts_of_both_key_sizes(algorithm algo) {
+  expect_small_sorts<std::int32_t>(algo);
+  expect_small_sorts<double>(algo);
+}
+
+TEST(Sanitize, GlobalStep) {
+  expect_small_sorts_of_both_key_sizes(algorithm::global_step);
+}
+TEST(Sanitize, FusedSteps) {
+  expect_small_sorts_of_both_key_sizes(algorithm::fused_steps);
+}
+TEST(Sanitize, SharedTiles) {
+  expect_small_sorts_of_both_key_sizes(algorithm::shared_tiles);
+}
+TEST(Sanitize, BlockMerge) {
+  expect_small_sorts_of_both_key_sizes(algorithm::block_merge);
+}
+TEST(Sanitize, Automatic) {
+  expect_small_sorts_of_both_key_sizes(algorithm::automatic);
+}
+
+}  // namespace
+}  // namespace bitonic

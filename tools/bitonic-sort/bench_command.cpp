@@ -1,0 +1,70 @@
+// bitonic-sort bench: options → bench::config; the benchmark itself lives in bench/.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "bench/algorithms.hpp"
+#include "bench/driver.hpp"
+#include "bitonic/bitonic.hpp"
+#include "commands.hpp"
+#include "tools/common/keys.hpp"
+
+namespace bitonic::cli {
+
+int bench_command(std::span<const std::string_view> args) {
+  bench::config cfg;
+  std::vector<std::string_view> algos, types;
+  const auto count = [](std::string_view name, unsigned& target) {
+    return [name, &target](std::string_view v) { target = unsigned(parse_uint(name, v, 1, 1000)); };
+  };
+  const option options[] = {
+      {"--log2n",
+       [&](std::string_view v) {
+         const log2_range r = parse_log2_range("--log2n", v, max_log2n);
+         cfg.log2_first = r.first;
+         cfg.log2_last = r.last;
+       }},
+      {"--algo",
+       [&](std::string_view v) {
+         for (std::string_view name : split_list("--algo", v)) {
+           if (!bench::find_algorithm(name)) {
+             throw usage_error("--algo: unknown algorithm '" + std::string(name) + "'");
+           }
+           algos.push_back(name);
+         }
+       }},
+      {"--type",
+       [&](std::string_view v) {
+         for (std::string_view name : split_list("--type", v)) {
+           if (!tools::with_key_type(name, [](auto) {})) {
+             throw usage_error("--type: unknown key type '" + std::string(name) + "'");
+           }
+           if (std::find(types.begin(), types.end(), name) == types.end()) types.push_back(name);
+         }
+       }},
+      {"--runs", count("--runs", cfg.runs)},
+      {"--cpu-runs", count("--cpu-runs", cfg.cpu_runs)},
+      {"--seed", [&](std::string_view v) { cfg.seed = parse_uint("--seed", v, 0, UINT64_MAX); }},
+      {"--csv",
+       [&](std::string_view v) {
+         if (v.empty()) throw usage_error("--csv needs a file name");
+         cfg.csv_path = std::string(v);
+       }},
+  };
+  parse_options(args, options);
+  if (!types.empty()) cfg.key_types = types;
+  for (const bench::algorithm_id& a : bench::all_algorithms()) {  // table order, no repeats
+    if (std::find(algos.begin(), algos.end(), a.name) != algos.end()) cfg.algorithms.push_back(a);
+  }
+
+  if (!bitonic::gpu_available()) {
+    std::fprintf(stderr, "no CUDA device: bench needs a GPU\n");
+    return 1;
+  }
+  return bench::run(cfg);
+}
+
+}  // namespace bitonic::cli

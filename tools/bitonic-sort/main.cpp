@@ -1,0 +1,90 @@
+// bitonic-sort: the command-line tool of the bitonic library. Exit codes: 0 success, 1 failure (a
+// library or CUDA error, a failed check, no GPU where one is needed), 2 bad command line.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "args.hpp"
+#include "bench/algorithms.hpp"
+#include "bitonic/bitonic.hpp"
+#include "commands.hpp"
+
+namespace bitonic::cli {
+namespace {
+
+struct command {
+  std::string_view name;
+  int (*run)(std::span<const std::string_view> args);
+};
+
+// New subcommands (sort, gen, verify) go here and into the usage text.
+constexpr command commands[] = {
+    {"demo", demo_command},
+    {"bench", bench_command},
+};
+
+std::string usage() {
+  std::string algos;  // the variants on one line, the peers on the next
+  for (const bench::algorithm_id& a : bench::all_algorithms()) {
+    const bool first_peer = !algos.empty() && a.kind != bench::algorithm_kind::variant &&
+                            algos.find('\n') == std::string::npos;
+    if (!algos.empty()) algos += first_peer ? "\n                            " : " ";
+    algos += a.name;
+  }
+  return R"(usage: bitonic-sort COMMAND [OPTIONS]
+
+Sorting on NVIDIA GPUs with bitonic sorting networks.
+
+commands:
+  demo    sort random int32 keys with every variant and check each against std::sort
+          (on the CPU reference executor when there is no GPU)
+            --log2n N       2^N keys (default 24)
+            --seed S        seed of the input (default 20261121)
+  bench   time the variants and their peers side by side on the GPU; every result is
+          checked against std::sort
+            --log2n A[:B]   sizes 2^A .. 2^B (default 20:27)
+            --algo NAMES    comma list, may be repeated (default: all of them):
+                            )" +
+         algos + R"(
+            --type TYPES    key types, comma list: i32 u32 i64 u64 f32 f64 (default i32)
+            --runs N        GPU runs per time after a warm-up; the median is reported (default 5)
+            --cpu-runs N    std_sort and qsort runs (default 1)
+            --seed S        seed of the inputs (default 20261121)
+            --csv FILE      write one row per size, type and algorithm to FILE
+  help    show this text
+
+exit status: 0 success, 1 failure (error, failed check, no GPU for bench), 2 usage error
+)";
+}
+
+int dispatch(std::span<const std::string_view> args) {
+  if (args.empty()) throw usage_error("no command given");
+  const std::string_view name = args.front();
+  if (name == "help" || name == "--help" || name == "-h") throw help_requested{};
+  for (const command& c : commands) {
+    if (c.name == name) return c.run(args.subspan(1));
+  }
+  throw usage_error("unknown command '" + std::string(name) + "'");
+}
+
+}  // namespace
+}  // namespace bitonic::cli
+
+int main(int argc, char** argv) {
+  using namespace bitonic::cli;
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  try {
+    return dispatch(args);
+  } catch (const help_requested&) {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "bitonic-sort: %s\n\n%s", e.what(), usage().c_str());
+    return 2;
+  } catch (const std::exception& e) {  // bitonic::error, CUDA errors of the bench, bad_alloc
+    std::fprintf(stderr, "bitonic-sort: error: %s\n", e.what());
+    return 1;
+  }
+}
