@@ -8,9 +8,9 @@ namespace {
 // The library offers no list of its algorithms: add new variants here (automatic last, since it
 // repeats one of the others).
 constexpr bitonic::algorithm library_variants[] = {
-    bitonic::algorithm::global_step, bitonic::algorithm::fused_steps,
+    bitonic::algorithm::global_step,  bitonic::algorithm::fused_steps,
     bitonic::algorithm::shared_tiles, bitonic::algorithm::block_merge,
-    bitonic::algorithm::automatic};
+    bitonic::algorithm::optimized,    bitonic::algorithm::automatic};
 
 const std::vector<algorithm_id>& catalogue() {
   static const std::vector<algorithm_id> all = [] {

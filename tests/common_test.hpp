@@ -44,14 +44,14 @@ constexpr std::size_t key_type_index() {
   return std::find(std::begin(names), std::end(names), tools::type_name<Key>()) - std::begin(names);
 }
 
-inline constexpr algorithm all_algorithms[] = {algorithm::global_step, algorithm::fused_steps,
+inline constexpr algorithm all_algorithms[] = {algorithm::global_step,  algorithm::fused_steps,
                                                algorithm::shared_tiles, algorithm::block_merge,
-                                               algorithm::automatic};
+                                               algorithm::optimized,    algorithm::automatic};
 
 //! The algorithms make_plan accepts (automatic must be resolved first).
 inline constexpr algorithm concrete_algorithms[] = {algorithm::global_step, algorithm::fused_steps,
-                                                    algorithm::shared_tiles,
-                                                    algorithm::block_merge};
+                                                    algorithm::shared_tiles, algorithm::block_merge,
+                                                    algorithm::optimized};
 
 inline constexpr order all_orders[] = {order::ascending, order::descending};
 

@@ -26,6 +26,8 @@ enum class algorithm {
                  //!< memory
   block_merge,   //!< tiles sorted in shared memory, then sorted runs merged pairwise by binary
                  //!< search (needs a scratch buffer of n keys)
+  optimized,     //!< registers, warp shuffles, large shared-memory tiles and several global
+                 //!< steps per pass over memory; in place
 };
 
 //! Per-call options. The defaults sort ascending on the legacy default stream.

@@ -18,13 +18,14 @@ std::string_view to_string(algorithm algo) noexcept {
       return "shared_tiles";
     case algorithm::block_merge:
       return "block_merge";
+    case algorithm::optimized:
+      return "optimized";
   }
   return "unknown";
 }
 
-algorithm resolve_automatic(std::size_t n, std::size_t /*key_bytes*/) noexcept {
-  return network::ceil_log2(n) >= tuning::automatic_block_merge_min_log2 ? algorithm::block_merge
-                                                                         : algorithm::shared_tiles;
+algorithm resolve_automatic(std::size_t /*n*/, std::size_t /*key_bytes*/) noexcept {
+  return algorithm::optimized;
 }
 
 namespace api {

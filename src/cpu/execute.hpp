@@ -47,10 +47,12 @@ void execute(const plan::plan& p, Key* keys, Less less) {
   for (const plan::pass& ps : p.passes) {
     switch (ps.kind) {
       case plan::pass_kind::global_step:
+      case plan::pass_kind::gather_steps:
         run_steps(data, p.n, ps.first, ps.last, 0, less);
         break;
       case plan::pass_kind::block_steps:
       case plan::pass_kind::tile_steps:
+      case plan::pass_kind::register_tile:
         run_steps(data, p.n, ps.first, ps.last, ps.span_log2, less);
         break;
       case plan::pass_kind::merge_runs:

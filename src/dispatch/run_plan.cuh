@@ -9,6 +9,8 @@
 #include "kernels/block_merge.cuh"
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
+#include "kernels/optimized_gather.cuh"
+#include "kernels/optimized_tile.cuh"
 #include "kernels/shared_tiles.cuh"
 #include "plan/plan.hpp"
 
@@ -53,6 +55,12 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         break;
       case plan::pass_kind::tile_steps:
         kernels::launch_tile_steps(data, p.n, ps.first, ps.last, less, stream);
+        break;
+      case plan::pass_kind::register_tile:
+        kernels::optimized_tile::launch(data, p.n, ps.first, ps.last, less, stream);
+        break;
+      case plan::pass_kind::gather_steps:
+        kernels::optimized_gather::launch(data, p.n, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::merge_runs:
         kernels::launch_merge_runs(data, other, p.n, ps.run_log2, less, stream);

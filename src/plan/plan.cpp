@@ -1,5 +1,6 @@
 #include "plan/plan.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -23,6 +24,30 @@ std::vector<pass> local_and_global_passes(unsigned k, unsigned local_log2, pass_
       passes.push_back({pass_kind::global_step, step{s, j}, step{s, j}});
     }
     passes.push_back({local_kind, step{s, local_log2 - 1}, step{s, 0}, local_log2});
+  }
+  return passes;
+}
+
+// The optimized path: whole tiles in registers and shared memory, then per longer stage its
+// wide steps in as few gather passes as possible (split evenly) and its tail in one tile pass.
+std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes) {
+  const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  const unsigned per_pass = tuning::optimized<4>::gather_steps_max;
+  std::vector<pass> passes;
+  if (k == 0) return passes;
+  passes.push_back(
+      {pass_kind::register_tile, step{1, 0}, step{std::min(k, tile_log2), 0}, tile_log2});
+  for (unsigned s = tile_log2 + 1; s <= k; ++s) {
+    const unsigned wide_steps = s - tile_log2;
+    const unsigned gathers = (wide_steps + per_pass - 1) / per_pass;
+    unsigned hi = s - 1, left = wide_steps;
+    for (unsigned g = gathers; g > 0; --g) {
+      const unsigned count = (left + g - 1) / g;  // even split: sizes differ by one at most
+      passes.push_back({pass_kind::gather_steps, step{s, hi}, step{s, hi + 1 - count}});
+      hi -= count;
+      left -= count;
+    }
+    passes.push_back({pass_kind::register_tile, step{s, tile_log2 - 1}, step{s, 0}, tile_log2});
   }
   return passes;
 }
@@ -71,6 +96,9 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes) {
       }
       break;
     }
+    case algorithm::optimized:
+      p.passes = optimized_passes(k, key_bytes);
+      break;
     case algorithm::automatic:
       throw error("bitonic: make_plan needs a concrete algorithm (resolve automatic first)");
   }
@@ -87,6 +115,10 @@ std::string_view to_string(pass_kind kind) {
       return "tile_steps";
     case pass_kind::merge_runs:
       return "merge_runs";
+    case pass_kind::register_tile:
+      return "register_tile";
+    case pass_kind::gather_steps:
+      return "gather_steps";
   }
   return "?";
 }

@@ -12,10 +12,12 @@
 namespace bitonic::plan {
 
 enum class pass_kind {
-  global_step,  //!< one network step over all keys
-  block_steps,  //!< consecutive steps local to blocks of 2^span_log2 keys, in global memory (V1)
-  tile_steps,   //!< consecutive steps local to tiles of 2^span_log2 keys, in shared memory (V2)
-  merge_runs,   //!< merge neighbouring sorted runs of 2^run_log2 keys into runs of twice that
+  global_step,    //!< one network step over all keys
+  block_steps,    //!< consecutive steps local to blocks of 2^span_log2 keys, in global memory (V1)
+  tile_steps,     //!< consecutive steps local to tiles of 2^span_log2 keys, in shared memory (V2)
+  merge_runs,     //!< merge neighbouring sorted runs of 2^run_log2 keys into runs of twice that
+  register_tile,  //!< optimized: steps local to tiles of 2^span_log2 keys, registers + shuffles
+  gather_steps,   //!< optimized: several steps of one stage wider than a tile, in one pass
 };
 
 struct pass {

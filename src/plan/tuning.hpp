@@ -4,6 +4,8 @@
 
 #include <cstddef>
 
+#include "bitonic/network.hpp"  // BITONIC_HOST_DEVICE
+
 namespace bitonic::tuning {
 
 //! V0: one comparator per thread, one launch per step.
@@ -37,6 +39,42 @@ struct block_merge {
   static constexpr unsigned block_threads = 256;
 };
 
+//! The optimized path. Its tile kernel keeps keys_per_thread consecutive keys per thread in
+//! registers: steps within a thread run on registers, steps within a warp by shuffles, longer
+//! ones through a padded shared-memory tile of 64 KiB (opt-in shared memory).
+//! Its gather kernel runs up to gather_steps_max global steps per pass on a block of
+//! 2^(gather_steps_max+1) segments of segment_keys keys (128 bytes, coalesced), also 64 KiB.
+template <std::size_t KeyBytes>
+struct optimized {
+  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  // 32 registers of keys per thread either way (more spill at 64 registers a thread).
+  static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 1024;
+  static constexpr unsigned tile_min_blocks = KeyBytes == 4 ? 2 : 1;  // 64 registers a thread
+  static constexpr unsigned keys_per_thread = KeyBytes == 4 ? 32 : 8;
+  static constexpr unsigned keys_per_thread_log2 = KeyBytes == 4 ? 5 : 3;
+  static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
+  static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : 13;
+  static constexpr unsigned warp_span_log2 = keys_per_thread_log2 + 5;  // 32 lanes
+  static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
+  static_assert(keys_per_thread == (1u << keys_per_thread_log2), "keys_per_thread_log2");
+
+  static constexpr unsigned gather_threads = 512;
+  static constexpr unsigned segment_keys = 128 / KeyBytes;
+  static constexpr unsigned segment_log2 = KeyBytes == 4 ? 5 : 4;
+  static constexpr unsigned gather_steps_max = 8;
+  static constexpr unsigned gather_keys = (2u << gather_steps_max) * segment_keys;
+  static_assert(segment_keys == (1u << segment_log2), "segment_log2 must match");
+  static_assert(tile_log2 >= segment_log2 + 1, "global steps must be wider than two segments");
+
+  //! Shared memory is padded by one key per 128 bytes so that a thread reading its own
+  //! consecutive keys hits a different bank than its neighbours.
+  BITONIC_HOST_DEVICE static constexpr unsigned padded(unsigned i) {
+    return i + (i >> segment_log2);
+  }
+  static constexpr std::size_t tile_smem_bytes = std::size_t{padded(tile_keys)} * KeyBytes;
+  static constexpr std::size_t gather_smem_bytes = std::size_t{gather_keys} * KeyBytes;
+};
+
 //! From this many keys (log2) on, `automatic` picks block_merge over shared_tiles: its merge
 //! passes grow with log n, the network's global steps with log^2 n (measured on the H100,
 //! docs/results/). Below it, shared_tiles is faster and needs no scratch memory.
@@ -49,5 +87,12 @@ constexpr unsigned max_log2_size = 63;
 constexpr unsigned shared_tile_log2(std::size_t key_bytes) {
   return key_bytes == 4 ? shared_tiles<4>::tile_log2 : shared_tiles<8>::tile_log2;
 }
+
+//! optimized<KeyBytes>::tile_log2 for a key size known only at run time.
+constexpr unsigned optimized_tile_log2(std::size_t key_bytes) {
+  return key_bytes == 4 ? optimized<4>::tile_log2 : optimized<8>::tile_log2;
+}
+static_assert(optimized<4>::gather_steps_max == optimized<8>::gather_steps_max,
+              "the plan assumes one gather depth for every key size");
 
 }  // namespace bitonic::tuning

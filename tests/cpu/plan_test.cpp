@@ -20,8 +20,14 @@ using network::step;
 // Span of the blocks a local pass of this kind runs in, as the kernels are compiled (the GPU
 // kernels use these constants, not pass::span_log2, so the two must agree).
 unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
-  return kind == pass_kind::block_steps ? tuning::fused_steps::span_log2
-                                        : tuning::shared_tile_log2(key_bytes);
+  switch (kind) {
+    case pass_kind::block_steps:
+      return tuning::fused_steps::span_log2;
+    case pass_kind::register_tile:
+      return tuning::optimized_tile_log2(key_bytes);
+    default:
+      return tuning::shared_tile_log2(key_bytes);
+  }
 }
 
 ::testing::AssertionResult is_valid_plan(const plan& p, algorithm algo, std::size_t n,
@@ -68,11 +74,26 @@ unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
           return fail() << where << "step fits a local pass but runs as a global one";
         }
         break;
+      case pass_kind::gather_steps: {
+        if (algo != algorithm::optimized)
+          return fail() << where << "gather pass in " << to_string(algo);
+        const unsigned tile_log2 = kernel_span_log2(pass_kind::register_tile, key_bytes);
+        if (ps.first.stage != ps.last.stage) return fail() << where << "gather spans stages";
+        if (ps.steps() > tuning::optimized<4>::gather_steps_max) {
+          return fail() << where << "gathers " << ps.steps() << " steps, more than the kernel's";
+        }
+        if (ps.last.distance_log2 < tile_log2) {
+          return fail() << where << "gathers a step that fits a tile";
+        }
+        break;
+      }
       case pass_kind::block_steps:
-      case pass_kind::tile_steps: {
+      case pass_kind::tile_steps:
+      case pass_kind::register_tile: {
         const bool kind_matches =
-            ps.kind == pass_kind::block_steps
-                ? algo == algorithm::fused_steps
+            ps.kind == pass_kind::block_steps ? algo == algorithm::fused_steps
+            : ps.kind == pass_kind::register_tile
+                ? algo == algorithm::optimized
                 : (algo == algorithm::shared_tiles || algo == algorithm::block_merge);
         if (!kind_matches) return fail() << where << to_string(ps.kind) << " in this algorithm";
         if (ps.span_log2 != kernel_span_log2(ps.kind, key_bytes)) {

@@ -89,6 +89,24 @@ void expect_sorts_in_managed_memory(std::size_t n, algorithm algo, order directi
       << describe_case<Key>(n, distribution::uniform, seed, direction, algo) << " managed memory";
 }
 
+// From 2^23 four-byte keys on, a stage of the optimized path has more wide steps than one gather
+// pass takes, so it splits them; the lengths of the main test stop short of that.
+TEST(GpuSortLarge, OptimizedSplitsLongStagesIntoSeveralGathers) {
+  for (const std::size_t n : {(std::size_t{1} << 23) + 12345, std::size_t{1} << 24}) {
+    for (const distribution d : {distribution::uniform, distribution::few}) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<float> input = tools::generate<float>(n, d, seed);
+      test::device_array<float> keys(n);
+      for (const order direction : test::all_orders) {
+        EXPECT_TRUE(test::matches_reference(
+            test::sort_on_device(keys, input, {direction, algorithm::optimized}),
+            tools::reference_sort(input, direction)))
+            << test::describe_case<float>(n, d, seed, direction, algorithm::optimized);
+      }
+    }
+  }
+}
+
 TEST(GpuSortManaged, EveryVariantOnANonDefaultStream) {
   const test::stream stream;
   for (const algorithm algo : test::all_algorithms) {

@@ -46,6 +46,9 @@ TEST(Sanitize, SharedTiles) {
 TEST(Sanitize, BlockMerge) {
   expect_small_sorts_of_both_key_sizes(algorithm::block_merge);
 }
+TEST(Sanitize, Optimized) {
+  expect_small_sorts_of_both_key_sizes(algorithm::optimized);
+}
 TEST(Sanitize, Automatic) {
   expect_small_sorts_of_both_key_sizes(algorithm::automatic);
 }
