@@ -57,8 +57,9 @@ bool gpu_available() noexcept;
 //!
 //! Preconditions: `d_keys` points to at least `n` keys in device or managed memory of the current
 //! device (may be null only when n == 0). Not stable: equal keys may be reordered.
-//! Complexity: O(n log^2 n) comparisons, ceil(log2 n)(ceil(log2 n)+1)/2 network steps
-//! (block_merge: O(n log n log(tile)) plus a tile sort).
+//! Complexity: O(n log^2 n) comparisons, ceil(log2 n)(ceil(log2 n)+1)/2 network steps grouped
+//! into passes over memory (optimized: about 32 passes for 2^27 keys; block_merge: a tile sort
+//! plus log2(n / tile) merge passes of O(log n) comparisons per key).
 //! Throws bitonic::error (data untouched) on a null or host pointer, a range that exceeds its
 //! allocation, no CUDA device or a failed scratch allocation; on a failing CUDA call, with the
 //! call's name and CUDA's error string.

@@ -5,6 +5,8 @@
 // present, and a sorting network fed with it loses its guarantee.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "bitonic/network.hpp"
@@ -29,6 +31,46 @@ struct descending_less {
   BITONIC_HOST_DEVICE constexpr bool operator()(const Key& a, const Key& b) const {
     return ascending_less{}(b, a);
   }
+};
+
+//! The word a kernel sorts in place of a key. Integers are their own words. A float becomes an
+//! unsigned integer whose `<` refines ascending_less: the usual sign flip (negative numbers
+//! inverted, positive ones offset by the sign bit) orders -inf < ... < -0.0 < +0.0 < ... < +inf <
+//! +NaN < -NaN, then a rotation by the number of negative NaN patterns moves the negative NaNs
+//! above the positive ones. The map is a bijection, so decode(encode(x)) is x bit for bit, and
+//! -0.0 sorting before +0.0 is allowed because they are equivalent. Comparing words costs one
+//! integer min/max instead of the NaN checks of ascending_less.
+template <class Key>
+struct ordered_word {
+  using type = Key;
+  BITONIC_HOST_DEVICE static constexpr type encode(Key k) { return k; }
+  BITONIC_HOST_DEVICE static constexpr Key decode(type w) { return w; }
+};
+
+namespace detail {
+template <class Float, class Bits, Bits NegativeNaNs>
+struct float_word {
+  using type = Bits;
+  static constexpr Bits sign = Bits{1} << (sizeof(Bits) * 8 - 1);
+  BITONIC_HOST_DEVICE static type encode(Float f) {
+    Bits u;
+    std::memcpy(&u, &f, sizeof u);
+    return ((u & sign) ? ~u : (u | sign)) - NegativeNaNs;
+  }
+  BITONIC_HOST_DEVICE static Float decode(type w) {
+    const Bits s = w + NegativeNaNs;
+    const Bits u = (s & sign) ? (s & ~sign) : ~s;
+    Float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+  }
+};
+}  // namespace detail
+
+template <>
+struct ordered_word<float> : detail::float_word<float, std::uint32_t, 0x007f'ffffu> {};
+template <>
+struct ordered_word<double> : detail::float_word<double, std::uint64_t, 0x000f'ffff'ffff'ffffull> {
 };
 
 }  // namespace bitonic

@@ -46,8 +46,10 @@ struct step {
   BITONIC_HOST_DEVICE constexpr unsigned span_log2() const { return distance_log2 + 1; }
 
   //! Lower index of comparator number `c` (comparators are numbered in increasing lower index).
-  BITONIC_HOST_DEVICE constexpr index_t lower_index(index_t c) const {
-    const index_t low_bits = (index_t{1} << distance_log2) - 1;
+  //! Index is the integer type of the computation: kernels indexing a tile use 32 bits.
+  template <class Index = index_t>
+  BITONIC_HOST_DEVICE constexpr Index lower_index(Index c) const {
+    const Index low_bits = (Index{1} << distance_log2) - 1;
     return ((c & ~low_bits) << 1) | (c & low_bits);
   }
 

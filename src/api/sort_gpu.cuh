@@ -16,15 +16,13 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   api::validate(opt, caller);
   host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
-  plan::plan p = plan::make_plan(api::concrete_algorithm(opt, n, sizeof(Key)), n, sizeof(Key));
+  const plan::plan p =
+      plan::make_plan(api::concrete_algorithm(opt, n, sizeof(Key)), n, sizeof(Key));
   dispatch::stream_buffer<Key> scratch;
   if (p.needs_scratch) {
     if (const cudaError_t status = scratch.allocate(n, opt.stream); status != cudaSuccess) {
       cudaGetLastError();  // an allocation failure is not sticky; clear it
-      if (opt.algo != algorithm::automatic) {
-        host::throw_cuda_error(status, "bitonic::sort: block_merge scratch cudaMallocAsync");
-      }
-      p = plan::make_plan(algorithm::shared_tiles, n, sizeof(Key));  // in place, no scratch
+      host::throw_cuda_error(status, "bitonic::sort: block_merge scratch cudaMallocAsync");
     }
   }
   api::with_order(opt.direction, [&](auto less) {

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "bitonic/key_order.hpp"
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
@@ -63,21 +64,22 @@ __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::gather_threads
                   index_t groups, Less less) {
   using T = tuning::optimized<sizeof(Key)>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  Key* smem = reinterpret_cast<Key*>(smem_bytes);
+  using word = ordered_word<Key>;
+  auto* smem = reinterpret_cast<typename word::type*>(smem_bytes);
   const unsigned local_keys = 1u << shape.local_log2();
   for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
     const gather_shape::origin o = shape.group_origin(g);
     const bool full = o.base + shape.row_block <= n;
     for (unsigned l = threadIdx.x; l < local_keys; l += T::gather_threads) {
       const index_t i = shape.global_index(o, l);
-      if (full || i < n) smem[l] = keys[i];
+      if (full || i < n) smem[l] = word::encode(keys[i]);
     }
     __syncthreads();
     for (network::step st = first;; st = st.next()) {
       const network::step local = shape.local_step(st);
-      const index_t mask = local.partner_mask();
+      const auto mask = unsigned(local.partner_mask());
       for (unsigned c = threadIdx.x; c < local_keys / 2; c += T::gather_threads) {
-        const auto lo = unsigned(local.lower_index(c)), hi = unsigned(lo ^ mask);
+        const unsigned lo = local.lower_index(c), hi = lo ^ mask;
         if (full || shape.global_index(o, hi) < n) {
           network::compare_exchange(smem[lo], smem[hi], less);
         }
@@ -87,7 +89,7 @@ __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::gather_threads
     }
     for (unsigned l = threadIdx.x; l < local_keys; l += T::gather_threads) {
       const index_t i = shape.global_index(o, l);
-      if (full || i < n) keys[i] = smem[l];
+      if (full || i < n) keys[i] = word::decode(smem[l]);
     }
     __syncthreads();  // the next group reuses the shared memory
   }

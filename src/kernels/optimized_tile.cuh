@@ -3,13 +3,15 @@
 // registers, so a stage's last steps (distance < keys_per_thread) need no memory at all, the
 // next five (partner in the same warp) are register shuffles, and only the longer ones go through
 // shared memory, with one barrier per step. V2 instead pays a shared-memory round trip and a
-// barrier for every step. The tile is loaded and stored coalesced through padded shared memory.
+// barrier for every step. The tile is loaded and stored coalesced through padded shared memory,
+// and float keys are sorted as ordered integer words (min/max instead of NaN checks).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <utility>
 
+#include "bitonic/key_order.hpp"
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
@@ -23,12 +25,12 @@ template <class Key>
 using tune = tuning::optimized<sizeof(Key)>;
 
 //! Step within each thread's registers: distance 2^J, or the flip of a 2^(J+1) block.
-template <unsigned J, bool Flip, bool Full, class Key, class Less>
-__device__ __forceinline__ void register_step(Key (&r)[tune<Key>::keys_per_thread], index_t first,
+template <unsigned J, bool Flip, bool Full, class Word, class Less>
+__device__ __forceinline__ void register_step(Word (&r)[tune<Word>::keys_per_thread], index_t first,
                                               index_t n, Less less) {
   constexpr unsigned mask = Flip ? (2u << J) - 1 : 1u << J;
 #pragma unroll
-  for (unsigned m = 0; m < tune<Key>::keys_per_thread; ++m) {
+  for (unsigned m = 0; m < tune<Word>::keys_per_thread; ++m) {
     if ((m & (1u << J)) == 0 && (Full || first + (m ^ mask) < n)) {
       network::compare_exchange(r[m], r[m ^ mask], less);
     }
@@ -36,9 +38,9 @@ __device__ __forceinline__ void register_step(Key (&r)[tune<Key>::keys_per_threa
 }
 
 //! Dispatches a runtime step to the register_step instantiation for its distance.
-template <bool Full, class Key, class Less, unsigned... J>
+template <bool Full, class Word, class Less, unsigned... J>
 __device__ __forceinline__ void register_step_for(network::step st,
-                                                  Key (&r)[tune<Key>::keys_per_thread],
+                                                  Word (&r)[tune<Word>::keys_per_thread],
                                                   index_t first, index_t n, Less less,
                                                   std::integer_sequence<unsigned, J...>) {
   const bool flip = st.is_flip();
@@ -50,11 +52,12 @@ __device__ __forceinline__ void register_step_for(network::step st,
 
 //! Step whose partner lives in another lane of the same warp: exchange by shuffles. The lower
 //! lane of a pair keeps the smaller key; `upper_index` < n decides whether the pair is live.
-template <bool Full, class Key, class Less>
-__device__ __forceinline__ void shuffle_step(network::step st, Key (&r)[tune<Key>::keys_per_thread],
-                                             unsigned lane, index_t first, index_t n, Less less) {
-  constexpr unsigned K = tune<Key>::keys_per_thread, log_k = tune<Key>::keys_per_thread_log2;
-  const auto keep = [&](Key own, Key other, bool lower, index_t upper_index) {
+template <bool Full, class Word, class Less>
+__device__ __forceinline__ void shuffle_step(network::step st,
+                                             Word (&r)[tune<Word>::keys_per_thread], unsigned lane,
+                                             index_t first, index_t n, Less less) {
+  constexpr unsigned K = tune<Word>::keys_per_thread, log_k = tune<Word>::keys_per_thread_log2;
+  const auto keep = [&](Word own, Word other, bool lower, index_t upper_index) {
     if (lower) {
       return (Full || upper_index < n) && less(other, own) ? other : own;
     }
@@ -67,8 +70,8 @@ __device__ __forceinline__ void shuffle_step(network::step st, Key (&r)[tune<Key
     const index_t partner_first = first - index_t{lane} * K + index_t{lane ^ lane_mask} * K;
 #pragma unroll
     for (unsigned m = 0; m < K / 2; ++m) {
-      const Key from_mirror_of_m = __shfl_xor_sync(0xffffffffu, r[K - 1 - m], lane_mask);
-      const Key from_mirror_of_last = __shfl_xor_sync(0xffffffffu, r[m], lane_mask);
+      const Word from_mirror_of_m = __shfl_xor_sync(0xffffffffu, r[K - 1 - m], lane_mask);
+      const Word from_mirror_of_last = __shfl_xor_sync(0xffffffffu, r[m], lane_mask);
       const index_t upper_m = lower ? partner_first + (K - 1 - m) : 0;
       const index_t upper_last = lower ? partner_first + m : 0;
       r[m] = keep(r[m], from_mirror_of_m, lower, upper_m);
@@ -80,25 +83,27 @@ __device__ __forceinline__ void shuffle_step(network::step st, Key (&r)[tune<Key
     const index_t partner_first = first + index_t{lane_mask} * K;
 #pragma unroll
     for (unsigned m = 0; m < K; ++m) {
-      const Key other = __shfl_xor_sync(0xffffffffu, r[m], lane_mask);
+      const Word other = __shfl_xor_sync(0xffffffffu, r[m], lane_mask);
       r[m] = keep(r[m], other, lower, partner_first + m);
     }
   }
 }
 
-//! Runs steps first..last (all with span <= tile_log2) on one tile. tile_n: keys of the tile < n.
+//! Runs steps first..last (all with span <= tile_log2) on one tile. Registers and shared memory
+//! hold ordered words (integers for float keys), converted once on load and once on store.
 template <bool Full, class Key, class Less>
-__device__ void run_tile(Key* keys, Key* smem, index_t base, index_t n, network::step first,
-                         network::step last, Less less) {
+__device__ void run_tile(Key* keys, typename ordered_word<Key>::type* smem, index_t base, index_t n,
+                         network::step first, network::step last, Less less) {
+  using word = ordered_word<Key>;
   using T = tune<Key>;
   constexpr unsigned K = T::keys_per_thread;
   const unsigned tid = threadIdx.x, lane = tid % 32;
   const index_t tile_n = Full ? T::tile_keys : n - base;
   for (unsigned i = tid; i < T::tile_keys; i += T::tile_threads) {
-    if (Full || i < tile_n) smem[T::padded(i)] = keys[base + i];
+    if (Full || i < tile_n) smem[T::padded(i)] = word::encode(keys[base + i]);
   }
   __syncthreads();
-  Key r[K];
+  typename word::type r[K];
 #pragma unroll
   for (unsigned m = 0; m < K; ++m)
     r[m] = smem[T::padded(tid * K + m)];
@@ -118,9 +123,9 @@ __device__ void run_tile(Key* keys, Key* smem, index_t base, index_t n, network:
         smem[T::padded(tid * K + m)] = r[m];
       __syncthreads();
       for (;; st = st.next()) {  // the run of steps too wide for a warp, in shared memory
-        const index_t mask = st.partner_mask();
+        const auto mask = unsigned(st.partner_mask());
         for (unsigned c = tid; c < T::tile_keys / 2; c += T::tile_threads) {
-          const auto lo = unsigned(st.lower_index(c)), hi = unsigned(lo ^ mask);
+          const unsigned lo = st.lower_index(c), hi = lo ^ mask;
           if (Full || hi < tile_n) {
             network::compare_exchange(smem[T::padded(lo)], smem[T::padded(hi)], less);
           }
@@ -140,7 +145,7 @@ __device__ void run_tile(Key* keys, Key* smem, index_t base, index_t n, network:
     smem[T::padded(tid * K + m)] = r[m];
   __syncthreads();
   for (unsigned i = tid; i < T::tile_keys; i += T::tile_threads) {
-    if (Full || i < tile_n) keys[base + i] = smem[T::padded(i)];
+    if (Full || i < tile_n) keys[base + i] = word::decode(smem[T::padded(i)]);
   }
   __syncthreads();  // the next tile reuses the shared memory
 }
@@ -151,7 +156,7 @@ __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::tile_threads,
     tile_kernel(Key* keys, index_t n, network::step first, network::step last, Less less) {
   using T = tune<Key>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  Key* smem = reinterpret_cast<Key*>(smem_bytes);
+  auto* smem = reinterpret_cast<typename ordered_word<Key>::type*>(smem_bytes);
   const index_t tiles = (n + T::tile_keys - 1) / T::tile_keys;
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const index_t base = t * T::tile_keys;

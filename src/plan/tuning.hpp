@@ -75,11 +75,6 @@ struct optimized {
   static constexpr std::size_t gather_smem_bytes = std::size_t{gather_keys} * KeyBytes;
 };
 
-//! From this many keys (log2) on, `automatic` picks block_merge over shared_tiles: its merge
-//! passes grow with log n, the network's global steps with log^2 n (measured on the H100,
-//! docs/results/). Below it, shared_tiles is faster and needs no scratch memory.
-constexpr unsigned automatic_block_merge_min_log2 = 27;
-
 //! The largest n a plan accepts: index math must not overflow 64 bits.
 constexpr unsigned max_log2_size = 63;
 

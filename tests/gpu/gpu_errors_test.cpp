@@ -149,7 +149,7 @@ TEST(GpuErrors, BlockMergeScratchAllocationFailure) {
         },
         {"block_merge", "scratch", "out of memory"}));
     EXPECT_EQ(keys.download(), input) << "keys changed by a sort that failed";
-    // automatic must sort without the scratch memory (it may fall back to an in-place variant).
+    // automatic must sort without the scratch memory: it picks an in-place variant.
     sort(keys.get(), n, {order::ascending, algorithm::automatic});
     EXPECT_TRUE(matches_reference(keys.download(), expected)) << "automatic, memory exhausted";
   }
