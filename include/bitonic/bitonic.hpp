@@ -35,6 +35,9 @@ struct options {
   order direction = order::ascending;
   algorithm algo = algorithm::automatic;
   cudaStream_t stream = nullptr;  //!< every device operation of the call is ordered on this stream
+  //! sort_host only: the most device memory the call may use, in bytes; 0 means what the device
+  //! has free. Data that does not fit is sorted in runs that are then merged.
+  std::size_t max_device_bytes = 0;
 };
 
 //! Every failure of the library: bad arguments, no device, CUDA errors. The message names the
@@ -73,15 +76,28 @@ void sort(Key* d_keys, std::size_t n, const options& opt = {});
 template <class Key>
 void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt = {});
 
+//! Sorts `n` keys in host memory (pageable or pinned) and returns once they are sorted
+//! (synchronous). With a GPU the keys stream through a few pinned staging buffers to the device
+//! and back, overlapping host copies, transfers and the sort; data larger than
+//! opt.max_device_bytes (or the device's free memory) is sorted in device-sized runs that are then
+//! merged. Without a GPU it runs sort_on_cpu. Throws bitonic::error on a null pointer with n > 0,
+//! a failing CUDA call or a failed allocation: errors found before the first sorted key is copied
+//! back (arguments, allocations) leave the keys untouched; after that their order is unspecified.
+//! Not stable. Complexity as for `sort`, plus O(n) transfers (and O(n log runs) merge work out of
+//! core).
+template <class Key>
+void sort_host(Key* h_keys, std::size_t n, const options& opt = {});
+
 //! The name of an algorithm as the CLI and the benchmark CSV spell it ("global_step", ...).
 std::string_view to_string(algorithm algo) noexcept;
 
 //! The algorithm that `automatic` selects for `n` keys of `key_bytes` bytes each.
 algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
 
-#define BITONIC_DECLARE_KEY(Key)                                     \
-  extern template void sort<Key>(Key*, std::size_t, const options&); \
-  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&);
+#define BITONIC_DECLARE_KEY(Key)                                            \
+  extern template void sort<Key>(Key*, std::size_t, const options&);        \
+  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&); \
+  extern template void sort_host<Key>(Key*, std::size_t, const options&);
 BITONIC_DECLARE_KEY(std::int32_t)
 BITONIC_DECLARE_KEY(std::uint32_t)
 BITONIC_DECLARE_KEY(std::int64_t)

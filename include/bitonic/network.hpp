@@ -97,10 +97,28 @@ BITONIC_HOST_DEVICE inline void compare_exchange(Key& a, Key& b, Less less) {
 
 namespace bitonic::merge {
 
+//! How many of the sorted keys other[0, count) go before `key` when `key`'s run and `other` are
+//! merged: keys of the left run go before equal keys of the right run. O(log count) comparisons.
+template <class Key, class Less>
+BITONIC_HOST_DEVICE inline network::index_t keys_before(const Key* other, network::index_t count,
+                                                        const Key& key, bool key_is_left,
+                                                        Less less) {
+  network::index_t lo = 0, hi = count;
+  while (lo < hi) {  // first position of `other` that does not go before `key`
+    const network::index_t mid = lo + (hi - lo) / 2;
+    const bool goes_before = key_is_left ? less(other[mid], key) : !less(key, other[mid]);
+    if (goes_before) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 //! Where key `i` lands when the sorted runs of 2^run_log2 keys are merged pairwise (block_merge,
 //! seed 001): its rank in its own run plus the number of keys of the partner run that go before
-//! it. Keys of the left run go before equal keys of the right run, so the destinations of a pair
-//! of runs are a permutation of its positions. O(run_log2) comparisons.
+//! it. The destinations of a pair of runs are a permutation of its positions.
 template <class Key, class Less>
 BITONIC_HOST_DEVICE inline network::index_t destination(const Key* keys, network::index_t n,
                                                         network::index_t i, unsigned run_log2,
@@ -111,20 +129,29 @@ BITONIC_HOST_DEVICE inline network::index_t destination(const Key* keys, network
   const bool in_left = (i & run) == 0;
   const index_t own_rank = i - pair_base - (in_left ? 0 : run);
   const index_t partner_begin = in_left ? pair_base + run : pair_base;
-  index_t lo = partner_begin < n ? partner_begin : n;
-  index_t hi = partner_begin + run < n ? partner_begin + run : n;
-  const index_t partner_first = lo;
-  const Key key = keys[i];
-  while (lo < hi) {  // first partner position that does not go before `key`
-    const index_t mid = lo + (hi - lo) / 2;
-    const bool goes_before = in_left ? less(keys[mid], key) : !less(key, keys[mid]);
-    if (goes_before) {
+  const index_t partner_first = partner_begin < n ? partner_begin : n;
+  const index_t partner_end = partner_begin + run < n ? partner_begin + run : n;
+  return pair_base + own_rank +
+         keys_before(keys + partner_first, partner_end - partner_first, keys[i], in_left, less);
+}
+
+//! Merge path: how many keys of the sorted `a` (the left run) are among the first `diagonal` keys
+//! of the merge of a and b. Splitting both inputs there lets a merge proceed in independent pieces.
+template <class Key, class Less>
+BITONIC_HOST_DEVICE inline network::index_t path_split(const Key* a, network::index_t a_count,
+                                                       const Key* b, network::index_t b_count,
+                                                       network::index_t diagonal, Less less) {
+  network::index_t lo = diagonal > b_count ? diagonal - b_count : 0;
+  network::index_t hi = diagonal < a_count ? diagonal : a_count;
+  while (lo < hi) {  // a[mid] is taken before b[diagonal - 1 - mid] unless b's key is smaller
+    const network::index_t mid = lo + (hi - lo) / 2;
+    if (!less(b[diagonal - 1 - mid], a[mid])) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  return pair_base + own_rank + (lo - partner_first);
+  return lo;
 }
 
 }  // namespace bitonic::merge

@@ -4,8 +4,10 @@
 
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
+#include "dispatch/device_merge.hpp"
 #include "dispatch/run_plan.cuh"
 #include "host/device.hpp"
+#include "kernels/merge_pair.cuh"
 #include "plan/plan.hpp"
 
 namespace bitonic {
@@ -30,7 +32,18 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   });
 }
 
+template <class Key>
+void dispatch::merge_on_device(const Key* d_a, std::size_t a_count, const Key* d_b,
+                               std::size_t b_count, Key* d_out, order direction,
+                               cudaStream_t stream) {
+  api::with_order(direction, [&](auto less) {
+    kernels::launch_merge_pair(d_a, a_count, d_b, b_count, d_out, less, stream);
+  });
+}
+
 }  // namespace bitonic
 
-#define BITONIC_INSTANTIATE_SORT(Key) \
-  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);
+#define BITONIC_INSTANTIATE_SORT(Key)                                           \
+  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&); \
+  template void bitonic::dispatch::merge_on_device<Key>(                        \
+      const Key*, std::size_t, const Key*, std::size_t, Key*, bitonic::order, cudaStream_t);

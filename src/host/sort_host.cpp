@@ -1,0 +1,190 @@
+// bitonic::sort_host: keys in host memory, sorted on the GPU. Pageable keys stream through the
+// pinned staging ring in 16 MiB chunks: while the copy threads fill one buffer, the DMA engine
+// drains another, so the host copies and PCIe transfers overlap. Keys that do not fit the device
+// (or opt.max_device_bytes) are sorted out of core: device-sized runs, then streamed merges.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "api/options.hpp"
+#include "bitonic/bitonic.hpp"
+#include "dispatch/device_merge.hpp"
+#include "host/cuda_check.hpp"
+#include "host/out_of_core.hpp"
+#include "host/staging.hpp"
+
+namespace bitonic {
+namespace host {
+namespace {
+
+constexpr const char* caller = "bitonic::sort_host";
+
+//! Device memory for the call, allocated and freed in stream order.
+class device_bytes {
+ public:
+  device_bytes(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (const cudaError_t status = cudaMallocAsync(&data_, bytes, stream); status != cudaSuccess) {
+      cudaGetLastError();
+      throw_cuda_error(status, "bitonic::sort_host: cudaMallocAsync of the device buffer");
+    }
+  }
+  ~device_bytes() { cudaFreeAsync(data_, stream_); }
+  device_bytes(const device_bytes&) = delete;
+  device_bytes& operator=(const device_bytes&) = delete;
+  template <class Key>
+  Key* as() const {
+    return static_cast<Key*>(data_);
+  }
+
+ private:
+  void* data_ = nullptr;
+  cudaStream_t stream_;
+};
+
+//! Moves keys between host and device memory through the staging ring, on one stream.
+template <class Key>
+class transfer {
+ public:
+  transfer(staging_ring& ring, cudaStream_t stream) : ring_(ring), stream_(stream) {}
+
+  //! Enqueues the copy of h[0, n) to d; returns once the host side has been read.
+  void upload(Key* d, const Key* h, std::size_t n) {
+    for (std::size_t c = 0, begin = 0; begin < n; ++c, begin += chunk_keys) {
+      const unsigned b = c % staging_ring::buffer_count;
+      const std::size_t bytes = std::min(chunk_keys, n - begin) * sizeof(Key);
+      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(b)));  // its last DMA has finished
+      ring_.copier().copy(ring_.buffer(b), h + begin, bytes);
+      BITONIC_CUDA_CHECK(
+          cudaMemcpyAsync(d + begin, ring_.buffer(b), bytes, cudaMemcpyHostToDevice, stream_));
+      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(b), stream_));
+    }
+  }
+
+  //! Copies d[0, n) to h once the work enqueued before it is done; returns when h holds the keys.
+  void download(Key* h, const Key* d, std::size_t n) {
+    const std::size_t chunks = (n + chunk_keys - 1) / chunk_keys;
+    const auto enqueue = [&](std::size_t c) {
+      const unsigned b = c % staging_ring::buffer_count;
+      const std::size_t begin = c * chunk_keys,
+                        bytes = std::min(chunk_keys, n - begin) * sizeof(Key);
+      BITONIC_CUDA_CHECK(
+          cudaMemcpyAsync(ring_.buffer(b), d + begin, bytes, cudaMemcpyDeviceToHost, stream_));
+      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(b), stream_));
+    };
+    for (std::size_t c = 0; c < std::min<std::size_t>(chunks, staging_ring::buffer_count); ++c) {
+      enqueue(c);
+    }
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const unsigned b = c % staging_ring::buffer_count;
+      const std::size_t begin = c * chunk_keys,
+                        bytes = std::min(chunk_keys, n - begin) * sizeof(Key);
+      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(b)));
+      ring_.copier().copy(h + begin, ring_.buffer(b), bytes);
+      if (c + staging_ring::buffer_count < chunks) enqueue(c + staging_ring::buffer_count);
+    }
+  }
+
+  void host_copy(Key* dst, const Key* src, std::size_t n) {
+    ring_.copier().copy(dst, src, n * sizeof(Key));
+  }
+
+ private:
+  static constexpr std::size_t chunk_keys = staging_ring::buffer_bytes / sizeof(Key);
+  staging_ring& ring_;
+  cudaStream_t stream_;
+};
+
+//! The GPU backend of sort_out_of_core (see out_of_core.hpp): one device buffer holds a run while
+//! runs are sorted, and a merge piece's inputs and output afterwards.
+template <class Key>
+struct gpu_backend {
+  transfer<Key>& moves;
+  Key* device;
+  std::size_t device_keys;
+  const options& opt;
+
+  std::size_t run_keys() const { return device_keys; }
+  std::size_t piece_keys() const { return device_keys / 2; }
+
+  void sort_run(Key* keys, std::size_t n) {
+    moves.upload(device, keys, n);
+    bitonic::sort(device, n, {opt.direction, opt.algo, opt.stream});
+    moves.download(keys, device, n);
+  }
+
+  void merge_piece(const Key* a, std::size_t a_count, const Key* b, std::size_t b_count, Key* out) {
+    Key* inputs = device;
+    Key* merged = device + piece_keys();
+    moves.upload(inputs, a, a_count);
+    moves.upload(inputs + a_count, b, b_count);
+    dispatch::merge_on_device(inputs, a_count, inputs + a_count, b_count, merged, opt.direction,
+                              opt.stream);
+    moves.download(out, merged, a_count + b_count);
+  }
+
+  void copy(Key* dst, const Key* src, std::size_t n) { moves.host_copy(dst, src, n); }
+};
+
+//! Device bytes the call may use: opt.max_device_bytes, at most what is free now less a margin
+//! for the CUDA context and allocator granularity.
+std::size_t device_budget(const options& opt) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  BITONIC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t margin = std::max<std::size_t>(std::size_t{256} << 20, free_bytes / 32);
+  const std::size_t usable = free_bytes > margin ? free_bytes - margin : 0;
+  return opt.max_device_bytes != 0 ? std::min(opt.max_device_bytes, usable) : usable;
+}
+
+template <class Key>
+void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
+  const std::size_t budget_keys = device_budget(opt) / sizeof(Key);
+  if (budget_keys < 2) {
+    throw error(std::string(caller) + ": less than two keys of device memory to work with");
+  }
+  staging_lease ring;
+  transfer<Key> moves(*ring, opt.stream);
+  if (n <= budget_keys) {
+    const device_bytes device(n * sizeof(Key), opt.stream);
+    gpu_backend<Key>{moves, device.as<Key>(), n, opt}.sort_run(h_keys, n);
+    return;
+  }
+  const std::unique_ptr<Key[]> scratch(new (std::nothrow) Key[n]);
+  if (!scratch) {
+    throw error(std::string(caller) + ": not enough host memory for the out-of-core merge (" +
+                std::to_string(n * sizeof(Key)) + " bytes of scratch)");
+  }
+  const device_bytes device(budget_keys * sizeof(Key), opt.stream);
+  gpu_backend<Key> backend{moves, device.as<Key>(), budget_keys, opt};
+  api::with_order(opt.direction,
+                  [&](auto less) { sort_out_of_core(h_keys, n, scratch.get(), less, backend); });
+}
+
+}  // namespace
+}  // namespace host
+
+template <class Key>
+void sort_host(Key* h_keys, std::size_t n, const options& opt) {
+  api::validate(opt, host::caller);
+  if (n == 0) return;
+  if (h_keys == nullptr) {
+    throw error(std::string(host::caller) + ": h_keys is null but n = " + std::to_string(n));
+  }
+  if (!gpu_available()) {
+    sort_on_cpu(h_keys, n, opt);
+    return;
+  }
+  host::sort_host_on_gpu(h_keys, n, opt);
+}
+
+template void sort_host<std::int32_t>(std::int32_t*, std::size_t, const options&);
+template void sort_host<std::uint32_t>(std::uint32_t*, std::size_t, const options&);
+template void sort_host<std::int64_t>(std::int64_t*, std::size_t, const options&);
+template void sort_host<std::uint64_t>(std::uint64_t*, std::size_t, const options&);
+template void sort_host<float>(float*, std::size_t, const options&);
+template void sort_host<double>(double*, std::size_t, const options&);
+
+}  // namespace bitonic
