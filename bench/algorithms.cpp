@@ -23,6 +23,7 @@ const std::vector<algorithm_id>& catalogue() {
     list.push_back({"thrust_cmp", algorithm_kind::gpu_peer});
     list.push_back({"std_sort", algorithm_kind::cpu_peer});
     list.push_back({"qsort", algorithm_kind::cpu_peer});
+    list.push_back({"sort_host", algorithm_kind::host_sort});
     return list;
   }();
   return all;

@@ -11,9 +11,10 @@
 namespace bitonic::bench {
 
 enum class algorithm_kind {
-  variant,   //!< bitonic::sort with one bitonic::algorithm
-  gpu_peer,  //!< CUB radix, CUB merge, thrust::sort
-  cpu_peer,  //!< std::sort, qsort on the host
+  variant,    //!< bitonic::sort with one bitonic::algorithm
+  gpu_peer,   //!< CUB radix, CUB merge, thrust::sort
+  cpu_peer,   //!< std::sort, qsort on the host
+  host_sort,  //!< bitonic::sort_host: pageable host keys in and out, timed on the host clock
 };
 
 struct algorithm_id {

@@ -167,9 +167,10 @@ class type_run {
     result_row& row = rows[i];
     progress(where, "%s ... ", row.label.c_str());
     try {
+      const algorithm_id& algo = cfg_.algorithms[i];
+      const unsigned host_runs = algo.kind == algorithm_kind::host_sort ? cfg_.runs : cfg_.cpu_runs;
       measurement<Key> m = sorters_[i] ? workspace_.measure(*sorters_[i], input_, cfg_.runs)
-                                       : measure_cpu<Key>(cpu_sorter<Key>(cfg_.algorithms[i]),
-                                                          input_, cfg_.cpu_runs);
+                                       : measure_cpu<Key>(cpu_sorter<Key>(algo), input_, host_runs);
       row.internal_ms = m.internal_ms;
       row.total_ms = m.total_ms;
       outputs[i] = std::move(m.output);
@@ -193,8 +194,10 @@ class type_run {
 
 int run(const config& given) {
   config cfg = given;
-  if (cfg.algorithms.empty()) {
-    cfg.algorithms.assign(all_algorithms().begin(), all_algorithms().end());
+  if (cfg.algorithms.empty()) {  // everything but the host-to-host mode (bench --host)
+    for (const algorithm_id& a : all_algorithms()) {
+      if (a.kind != algorithm_kind::host_sort) cfg.algorithms.push_back(a);
+    }
   }
   const std::string device = current_device_name();
   const std::string date = iso_date();

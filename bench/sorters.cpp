@@ -60,9 +60,15 @@ void c_qsort(Key* keys, std::size_t n) {
 }
 
 template <class Key>
+void host_sort(Key* keys, std::size_t n) {
+  bitonic::sort_host(keys, n);
+}
+
+template <class Key>
 cpu_sort_fn<Key> cpu_sorter(const algorithm_id& algo) {
   if (algo.name == "std_sort") return std_sort<Key>;
   if (algo.name == "qsort") return c_qsort<Key>;
+  if (algo.name == "sort_host") return host_sort<Key>;
   return nullptr;
 }
 

@@ -52,7 +52,7 @@ void std_sort(Key* keys, std::size_t n);
 template <class Key>
 void c_qsort(Key* keys, std::size_t n);
 
-//! The host sort of a CPU peer (null for anything else).
+//! The host-to-host sort of a CPU peer or of sort_host (null for anything else).
 template <class Key>
 cpu_sort_fn<Key> cpu_sorter(const algorithm_id& algo);
 

@@ -45,6 +45,11 @@ int bench_command(std::span<const std::string_view> args) {
            if (std::find(types.begin(), types.end(), name) == types.end()) types.push_back(name);
          }
        }},
+      {"--host",
+       [&](std::string_view) {
+         algos.insert(algos.end(), {"sort_host", "std_sort"});
+       },
+       false},
       {"--runs", count("--runs", cfg.runs)},
       {"--cpu-runs", count("--cpu-runs", cfg.cpu_runs)},
       {"--seed", [&](std::string_view v) { cfg.seed = parse_uint("--seed", v, 0, UINT64_MAX); }},

@@ -19,13 +19,17 @@ struct command {
   int (*run)(std::span<const std::string_view> args);
 };
 
-// New subcommands (sort, gen, verify) go here and into the usage text.
+// New subcommands go here and into the usage text.
 constexpr command commands[] = {
-    {"demo", demo_command},
-    {"bench", bench_command},
+    {"demo", demo_command}, {"bench", bench_command},   {"sort", sort_command},
+    {"gen", gen_command},   {"verify", verify_command},
 };
 
 std::string usage() {
+  std::string variants;  // what sort --algo takes
+  for (const bench::algorithm_id& a : bench::variants()) {
+    variants += (variants.empty() ? "" : " ") + std::string(a.name);
+  }
   std::string algos;  // the variants on one line, the peers on the next
   for (const bench::algorithm_id& a : bench::all_algorithms()) {
     const bool first_peer = !algos.empty() && a.kind != bench::algorithm_kind::variant &&
@@ -48,14 +52,38 @@ commands:
             --algo NAMES    comma list, may be repeated (default: all of them):
                             )" +
          algos + R"(
+            --host          host-to-host mode: sort_host on pageable keys against std::sort
+                            (the same as --algo sort_host,std_sort)
             --type TYPES    key types, comma list: i32 u32 i64 u64 f32 f64 (default i32)
-            --runs N        GPU runs per time after a warm-up; the median is reported (default 5)
+            --runs N        GPU and sort_host runs per time after a warm-up; the median is
+                            reported (default 5)
             --cpu-runs N    std_sort and qsort runs (default 1)
             --seed S        seed of the inputs (default 20261121)
             --csv FILE      write one row per size, type and algorithm to FILE
+  sort    sort the keys of a file into a file (the same one too) with bitonic::sort_host;
+          on the CPU reference executor when there is no GPU
+            --in FILE       .npy (1-D, dtype <i4 <u4 <i8 <u8 <f4 <f8) or raw little-endian keys
+            --out FILE      .npy or raw by its extension; written in full or not at all
+            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
+            --desc          descending order (default ascending; NaNs sort as the largest keys)
+            --algo NAME     the variant (default automatic):
+                            )" +
+         variants + R"(
+  gen     write test keys to a file (.npy or raw by its extension)
+            --out FILE      the file
+            --n N           number of keys
+            --type T        key type: i32 u32 i64 u64 f32 f64
+            --dist D        uniform sorted reverse organ equal few nan (default uniform)
+            --seed S        seed (default 20261121)
+  verify  check that a file is sorted and, with --ref, holds the same keys as another file
+            --in FILE       the file to check (.npy or raw)
+            --ref FILE      must hold the same keys, bit for bit, in any order
+            --type T        key type of raw files
+            --desc          check descending order
   help    show this text
 
-exit status: 0 success, 1 failure (error, failed check, no GPU for bench), 2 usage error
+exit status: 0 success, 1 failure (error, bad file, failed check or verify, no GPU for bench),
+2 usage error
 )";
 }
 

@@ -1,0 +1,332 @@
+// bitonic-sort gen, sort and verify run as a user runs them (on the CPU reference executor when
+// there is no GPU): gen -> sort -> verify for every key type, both file formats and both orders,
+// verify catching unsorted and altered files, and every error path, each checked for its exit
+// code, a message naming the problem, inputs left unchanged and no file left behind.
+// Usage: bitonic_cli_tests [gtest options] PATH_OF_BITONIC_SORT (ctest passes it).
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "array_file.hpp"
+#include "cli/scratch_files.hpp"
+#include "common_test.hpp"
+#include "npy.hpp"
+
+namespace bitonic::test {
+namespace {
+
+std::string cli_path;  // set by main
+
+struct run_result {
+  int exit_code = -1;  //!< 128 + the signal for a run killed by one
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  scratch_dir dir;   // the test's files
+  scratch_dir logs;  // the command's stdout and stderr, out of `dir`
+
+  std::string path(std::string_view name) const { return dir / name; }
+
+  //! Runs bitonic-sort with `args` through /bin/sh; `prefix` is shell text before the binary
+  //! ("ulimit ...; exec ", "exec timeout ...").
+  run_result run(const std::vector<std::string>& args, std::string_view prefix = "") const {
+    std::string command(prefix);
+    const auto append_quoted = [&](std::string_view arg) {  // no test path holds a quote
+      command.append(" '").append(arg).append("'");
+    };
+    append_quoted(cli_path);
+    for (const std::string& arg : args) {
+      append_quoted(arg);
+    }
+    command += " >";
+    append_quoted(logs / "out");
+    command += " 2>";
+    append_quoted(logs / "err");
+    const int status = std::system(command.c_str());
+    run_result result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = read_file(logs / "out");
+    result.err = read_file(logs / "err");
+    return result;
+  }
+
+  void expect_success(const std::vector<std::string>& args) const {
+    const run_result r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << " failed: " << r.err;
+  }
+
+  //! Every file of the directory with its contents ("<dir>" for directories).
+  std::map<std::string, std::string> snapshot() const {
+    std::map<std::string, std::string> files;
+    for (const std::string& name : dir.names()) {
+      const bool readable =
+          !std::filesystem::is_directory(path(name)) && ::access(path(name).c_str(), R_OK) == 0;
+      files[name] = readable ? read_file(path(name)) : "<not read>";
+    }
+    return files;
+  }
+
+  //! Runs a command that must fail with `exit_code` and say `message` on stderr, and checks that
+  //! it changed no file of the directory and left none behind.
+  void expect_failure(const std::vector<std::string>& args, int exit_code, std::string_view message,
+                      std::string_view prefix = "") const {
+    const auto before = snapshot();
+    const run_result r = run(args, prefix);
+    EXPECT_EQ(r.exit_code, exit_code) << "stderr: " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos)
+        << "stderr does not say \"" << message << "\": " << r.err;
+    EXPECT_EQ(snapshot(), before) << "files changed or left behind";
+  }
+};
+
+template <class Key>
+std::vector<Key> read_all(const std::string& path, std::string_view key_type = "") {
+  const tools::key_array<Key> keys =
+      tools::read_keys<Key>(tools::inspect_array_file(path, key_type));
+  return {keys.span().begin(), keys.span().end()};
+}
+
+//! A .npy file of five int32 keys whose header has `dict`.
+std::string npy_with(std::string_view dict) {
+  return tools::npy::frame_header(dict, 1) + std::string(20, '\0');
+}
+
+template <class Key>
+class CliRoundTrip : public Cli {};
+TYPED_TEST_SUITE(CliRoundTrip, key_types, key_type_names);
+
+TYPED_TEST(CliRoundTrip, GenSortVerifyInBothFormatsAndOrders) {
+  using Key = TypeParam;
+  const std::string type(tools::type_name<Key>());
+  const bool gpu = bitonic::gpu_available();
+  unsigned run_index = 0;
+  for (const std::string extension : {"npy", "bin"}) {
+    const std::vector<std::string> type_args =
+        extension == "bin" ? std::vector<std::string>{"--type", type} : std::vector<std::string>{};
+    const auto with_type = [&](std::vector<std::string> args) {
+      args.insert(args.end(), type_args.begin(), type_args.end());
+      return args;
+    };
+    for (const order direction : all_orders) {
+      const bool descending = direction == order::descending;
+      const distribution dist = tools::all_distributions[(key_type_index<Key>() + run_index++) % 7];
+      const std::size_t n = 1000 + 37 * key_type_index<Key>();
+      const std::uint64_t seed = 7;
+      SCOPED_TRACE(extension + " " + std::string(to_string(direction)) + " " +
+                   std::string(tools::to_string(dist)));
+      const std::string in = this->path("in." + extension), out = this->path("out." + extension);
+
+      this->expect_success({"gen", "--out", in, "--n", std::to_string(n), "--type", type, "--dist",
+                            std::string(tools::to_string(dist)), "--seed", std::to_string(seed)});
+      const std::vector<Key> input = read_all<Key>(in, type);
+      ASSERT_FALSE(tools::first_mismatch(input, tools::generate<Key>(n, dist, seed)));
+      const std::string input_bytes = read_file(in);
+
+      std::vector<std::string> sort_args = with_type({"sort", "--in", in, "--out", out});
+      if (descending) sort_args.push_back("--desc");
+      const run_result sorted = this->run(sort_args);
+      ASSERT_EQ(sorted.exit_code, 0) << sorted.err;
+      EXPECT_EQ(sorted.err.find("no CUDA device: sorting on the CPU reference executor"),
+                gpu ? std::string::npos : std::size_t{0});
+      EXPECT_TRUE(
+          matches_reference(read_all<Key>(out, type), tools::reference_sort(input, direction)));
+
+      std::vector<std::string> verify_args = with_type({"verify", "--in", out});
+      if (descending) verify_args.push_back("--desc");
+      const run_result verified = this->run(verify_args);
+      EXPECT_EQ(verified.exit_code, 0) << verified.out;
+      EXPECT_NE(verified.out.find(": sorted (" + std::string(to_string(direction)) + ")"),
+                std::string::npos);
+      verify_args.insert(verify_args.end(), {"--ref", in});
+      const run_result same = this->run(verify_args);
+      EXPECT_EQ(same.exit_code, 0) << same.out;
+      EXPECT_NE(same.out.find("the same " + std::to_string(n) + " " + type + " keys as"),
+                std::string::npos);
+
+      EXPECT_EQ(read_file(in), input_bytes);
+      EXPECT_EQ(this->dir.names(), (std::set<std::string>{"in." + extension, "out." + extension}));
+      std::filesystem::remove(in);
+      std::filesystem::remove(out);
+    }
+  }
+}
+
+TEST_F(Cli, SortsInPlaceAndConvertsFormats) {
+  expect_success(
+      {"gen", "--out", path("keys.bin"), "--n", "5000", "--type", "f64", "--dist", "nan"});
+  const std::vector<double> input = read_all<double>(path("keys.bin"), "f64");
+  std::filesystem::copy_file(path("keys.bin"), path("same.bin"));
+  expect_success({"sort", "--in", path("same.bin"), "--out", path("same.bin"), "--type", "f64",
+                  "--algo", "block_merge"});
+  EXPECT_TRUE(matches_reference(read_all<double>(path("same.bin"), "f64"),
+                                tools::reference_sort(input, order::ascending)));
+
+  expect_success(
+      {"sort", "--in", path("keys.bin"), "--type", "f64", "--out", path("keys.npy"), "--desc"});
+  EXPECT_TRUE(matches_reference(read_all<double>(path("keys.npy")),
+                                tools::reference_sort(input, order::descending)));
+  expect_success(
+      {"verify", "--in", path("keys.npy"), "--desc", "--ref", path("keys.bin"), "--type", "f64"});
+  EXPECT_EQ(dir.names(), (std::set<std::string>{"keys.bin", "keys.npy", "same.bin"}));
+}
+
+TEST_F(Cli, VerifyCatchesUnsortedAndAlteredFiles) {
+  expect_success({"gen", "--out", path("in.bin"), "--n", "1000", "--type", "u32"});
+  expect_success({"sort", "--in", path("in.bin"), "--out", path("out.bin"), "--type", "u32"});
+  const auto verify = [&](std::string_view file, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"verify", "--in", path(file), "--type", "u32"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  EXPECT_EQ(verify("in.bin").exit_code, 1);
+  EXPECT_NE(verify("in.bin").out.find("in.bin: NOT sorted (ascending) at index "),
+            std::string::npos);
+  EXPECT_EQ(verify("out.bin", {"--desc"}).exit_code, 1);
+
+  std::string altered = read_file(path("out.bin"));
+  altered.replace(altered.size() - 4, 4, "\xff\xff\xff\xff");  // the largest u32: still sorted
+  write_file(path("altered.bin"), altered);
+  EXPECT_EQ(verify("altered.bin").exit_code, 0);
+  const run_result different = verify("altered.bin", {"--ref", path("in.bin")});
+  EXPECT_EQ(different.exit_code, 1);
+  EXPECT_NE(different.out.find("but its keys differ from those of"), std::string::npos)
+      << different.out;
+
+  write_file(path("shorter.bin"), altered.substr(0, altered.size() - 4));
+  const run_result shorter = verify("shorter.bin", {"--ref", path("in.bin")});
+  EXPECT_EQ(shorter.exit_code, 1);
+  EXPECT_NE(shorter.out.find("999 u32 keys, not 1000 u32 keys"), std::string::npos) << shorter.out;
+
+  // Equal in the sort order is not enough: -0.0 and +0.0 are different keys.
+  write_file(path("plus_zero.bin"), std::string(4, '\0'));
+  write_file(path("minus_zero.bin"), std::string("\0\0\0\x80", 4));
+  EXPECT_EQ(run({"verify", "--in", path("plus_zero.bin"), "--ref", path("minus_zero.bin"), "--type",
+                 "f32"})
+                .exit_code,
+            1);
+}
+
+TEST_F(Cli, SortRejectsBadInputsAndLeavesNothingBehind) {
+  const std::string dict_tail = "'fortran_order': False, 'shape': (5,)}";
+  write_file(path("keys.npy"), npy_with("{'descr': '<i4', " + dict_tail));
+  write_file(path("odd.bin"), std::string(1001, '\0'));
+  write_file(path("big_endian.npy"), npy_with("{'descr': '>i4', " + dict_tail));
+  write_file(path("fortran.npy"),
+             npy_with("{'descr': '<i4', 'fortran_order': True, 'shape': (5,)}"));
+  write_file(path("matrix.npy"),
+             npy_with("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 5)}"));
+  write_file(path("int16.npy"), npy_with("{'descr': '<i2', " + dict_tail));
+  write_file(path("cut.npy"), read_file(path("keys.npy")).substr(0, 50));
+  write_file(path("short.npy"), read_file(path("keys.npy")).substr(0, 128 + 19));
+  write_file(path("text.npy"), "1 2 3\n");
+  std::filesystem::create_directory(path("subdir"));
+  const auto sort_to = [&](std::string_view in, std::string out = "") {
+    return std::vector<std::string>{"sort", "--in", path(in), "--out",
+                                    out.empty() ? path("out.npy") : out};
+  };
+  struct bad_case {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string message;
+  };
+  const bad_case cases[] = {
+      {sort_to("missing.npy"), 1,
+       path("missing.npy") + ": cannot open it: No such file or directory"},
+      {{"sort", "--in", path("subdir"), "--out", path("out.bin"), "--type", "i32"},
+       1,
+       "subdir: is a directory"},
+      {{"sort", "--in", path("odd.bin"), "--out", path("out.bin"), "--type", "i32"},
+       1,
+       "odd.bin: its 1001 bytes are not a whole number of 4-byte i32 keys"},
+      {{"sort", "--in", path("odd.bin"), "--out", path("out.bin")},
+       2,
+       "--type is required for the raw file"},
+      {sort_to("big_endian.npy"), 1, "big_endian.npy: dtype '>i4' is big-endian"},
+      {sort_to("fortran.npy"), 1, "fortran.npy: fortran_order is True"},
+      {sort_to("matrix.npy"), 1, "matrix.npy: shape (1, 5) has 2 dimensions"},
+      {sort_to("int16.npy"), 1, "int16.npy: unsupported dtype '<i2'"},
+      {sort_to("cut.npy"), 1, "cut.npy: truncated header"},
+      {sort_to("short.npy"), 1, "short.npy: data size mismatch"},
+      {sort_to("text.npy"), 1, "text.npy: not a .npy file"},
+      {{"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--type", "f32"},
+       1,
+       "keys.npy: holds i32 keys (dtype '<i4'), not f32"},
+      {sort_to("keys.npy", path("no-such-dir/out.npy")), 1,
+       "no-such-dir/out.npy: cannot create a file in directory"},
+      {sort_to("keys.npy", path("subdir")), 1, "subdir: exists and is not a regular file"},
+      {{"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--algo", "quick"},
+       2,
+       "--algo: unknown algorithm 'quick'"},
+      {{"sort", "--in", path("keys.npy")}, 2, "--out FILE is required"},
+      {{"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--type", "i16"},
+       2,
+       "--type: unknown key type 'i16'"},
+  };
+  for (const bad_case& c : cases) {
+    SCOPED_TRACE(c.message);
+    expect_failure(c.args, c.exit_code, c.message);
+  }
+  if (::geteuid() != 0) {  // root reads anything
+    ::chmod(path("keys.npy").c_str(), 0);
+    expect_failure(sort_to("keys.npy"), 1, "keys.npy: cannot open it: Permission denied");
+  }
+}
+
+TEST_F(Cli, GenAndVerifyRejectBadArguments) {
+  write_file(path("big_endian.npy"),
+             npy_with("{'descr': '>f4', 'fortran_order': False, 'shape': (5,)}"));
+  expect_failure({"gen", "--out", path("no-such-dir/a.npy"), "--n", "10", "--type", "i32"}, 1,
+                 "cannot create a file in directory");
+  expect_failure({"gen", "--out", path("a.npy"), "--type", "i32"}, 2, "--n N is required");
+  expect_failure({"gen", "--out", path("a.npy"), "--n", "10"}, 2, "--type T is required");
+  expect_failure({"gen", "--out", path("a.npy"), "--n", "10", "--type", "i32", "--dist", "zipf"}, 2,
+                 "--dist: unknown distribution 'zipf'");
+  expect_failure({"verify", "--in", path("missing.npy")}, 1, "missing.npy: cannot open it");
+  expect_failure({"verify", "--in", path("big_endian.npy")}, 1, "big_endian.npy: dtype '>f4'");
+  expect_failure({"verify", "--in", path("a.bin")}, 2, "--type is required for the raw file");
+}
+
+TEST_F(Cli, FullDiskLeavesNoPartialOutput) {
+  // A file size limit makes files past 32-64 KiB fail (ulimit -f counts 512- or 1024-byte blocks)
+  // as a full disk does, at once, when the output is reserved; with SIGXFSZ ignored the call
+  // fails with EFBIG instead of killing the run. Where the file system cannot reserve space, the
+  // writes report it.
+  const std::string_view small_disk = "ulimit -f 64 && trap '' XFSZ && exec ";
+  expect_success({"gen", "--out", path("in.npy"), "--n", "100000", "--type", "i32"});
+  write_file(path("out.npy"), "an earlier result");
+  expect_failure({"sort", "--in", path("in.npy"), "--out", path("out.npy")}, 1, "File too large",
+                 small_disk);
+  expect_failure({"gen", "--out", path("more.bin"), "--n", "100000", "--type", "u64"}, 1,
+                 "File too large", small_disk);
+}
+
+TEST_F(Cli, InterruptedRunLeavesNothingBehind) {
+  // gen sorts 2^24 keys for --dist sorted, about a second: SIGTERM comes while its temporary
+  // output file exists, and the signal handler removes it.
+  const run_result r =
+      run({"gen", "--out", path("big.npy"), "--n", "16777216", "--type", "i64", "--dist", "sorted"},
+          "exec timeout -s TERM 0.3 ");
+  EXPECT_EQ(r.exit_code, 124) << "not interrupted: " << r.err;
+  EXPECT_TRUE(dir.names().empty());
+}
+
+}  // namespace
+}  // namespace bitonic::test
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s [gtest options] PATH_OF_BITONIC_SORT\n", argv[0]);
+    return 2;
+  }
+  bitonic::test::cli_path = std::filesystem::absolute(argv[1]).string();
+  return RUN_ALL_TESTS();
+}

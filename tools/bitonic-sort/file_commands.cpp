@@ -1,0 +1,242 @@
+// bitonic-sort sort, gen and verify: key arrays in .npy or raw files (tools/common/array_file.hpp),
+// sorted with bitonic::sort_host, generated from the test distributions, checked. Outputs are
+// written in full or not at all; inputs are only ever read.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "bench/algorithms.hpp"
+#include "bench/driver.hpp"
+#include "bitonic/bitonic.hpp"
+#include "bitonic/key_order.hpp"
+#include "commands.hpp"
+#include "tools/common/array_file.hpp"
+#include "tools/common/keys.hpp"
+
+namespace bitonic::cli {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point start) {
+  return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+std::string_view parse_key_type(std::string_view name) {
+  if (!tools::with_key_type(name, [](auto) {})) {
+    throw usage_error("--type: unknown key type '" + std::string(name) +
+                      "' (i32 u32 i64 u64 f32 f64)");
+  }
+  return name;
+}
+
+algorithm parse_variant(std::string_view name) {  // the usage text lists them
+  for (const bench::algorithm_id& v : bench::variants()) {
+    if (v.name == name) return v.variant;
+  }
+  throw usage_error("--algo: unknown algorithm '" + std::string(name) + "'");
+}
+
+void require(const std::string& value, std::string_view option) {
+  if (value.empty()) throw usage_error(std::string(option) + " FILE is required");
+}
+
+//! The checked input file; raw files need the key type from --type.
+tools::array_file open_input(const std::string& path, std::string_view key_type) {
+  if (tools::format_of(path) == tools::file_format::raw && key_type.empty()) {
+    throw usage_error("--type is required for the raw file '" + path +
+                      "' (only .npy files name their key type)");
+  }
+  return tools::inspect_array_file(path, key_type);
+}
+
+constexpr std::string_view to_string(order direction) {
+  return direction == order::ascending ? "ascending" : "descending";
+}
+
+template <class Key>
+std::string format_key(Key key) {
+  char text[64];
+  return std::string(text, std::to_chars(text, text + sizeof text, key).ptr);
+}
+
+//! The verdict of verify for one key type: sorted in `direction` and, with a reference, the same
+//! keys bit for bit. Prints one line; returns the exit code.
+template <class Key>
+int verify_keys(const tools::array_file& in_file, const tools::array_file* ref_file,
+                order direction) {
+  const tools::key_array<Key> in = tools::read_keys<Key>(in_file);
+  const std::span<Key> keys = in.span();
+  const auto unsorted = direction == order::ascending
+                            ? std::is_sorted_until(keys.begin(), keys.end(), ascending_less{})
+                            : std::is_sorted_until(keys.begin(), keys.end(), descending_less{});
+  const char* name = in_file.path.c_str();
+  if (unsorted != keys.end()) {
+    const std::size_t i = static_cast<std::size_t>(unsorted - keys.begin());
+    std::printf("%s: NOT sorted (%s) at index %zu: keys[%zu] = %s, keys[%zu] = %s\n", name,
+                to_string(direction).data(), i, i - 1, format_key(keys[i - 1]).c_str(), i,
+                format_key(keys[i]).c_str());
+    return 1;
+  }
+  if (ref_file == nullptr) {
+    std::printf("%s: sorted (%s), %zu %s keys\n", name, to_string(direction).data(), keys.size(),
+                tools::type_name<Key>().data());
+    return 0;
+  }
+  // The same multiset bit for bit (-0.0 is not +0.0 here, NaN payloads count): sorted by their
+  // bits, the two arrays must be identical.
+  const tools::key_array<Key> ref = tools::read_keys<Key>(*ref_file);
+  const std::span<Key> ref_keys = ref.span();
+  const auto by_bits = [](Key a, Key b) { return tools::key_bits(a) < tools::key_bits(b); };
+  std::sort(keys.begin(), keys.end(), by_bits);
+  std::sort(ref_keys.begin(), ref_keys.end(), by_bits);
+  const auto [differs, ref_differs] =
+      std::mismatch(keys.begin(), keys.end(), ref_keys.begin(),
+                    [](Key a, Key b) { return tools::key_bits(a) == tools::key_bits(b); });
+  if (differs != keys.end()) {
+    std::printf(
+        "%s: sorted (%s), but its keys differ from those of %s: in bit order, key %zu is "
+        "%s here and %s there\n",
+        name, to_string(direction).data(), ref_file->path.c_str(),
+        static_cast<std::size_t>(differs - keys.begin()), format_key(*differs).c_str(),
+        format_key(*ref_differs).c_str());
+    return 1;
+  }
+  std::printf("%s: sorted (%s), the same %zu %s keys as %s\n", name, to_string(direction).data(),
+              keys.size(), tools::type_name<Key>().data(), ref_file->path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int sort_command(std::span<const std::string_view> args) {
+  std::string in_path, out_path;
+  std::string_view key_type;
+  bitonic::options sort_options;
+  const option options[] = {
+      {"--in", [&](std::string_view v) { in_path = v; }},
+      {"--out", [&](std::string_view v) { out_path = v; }},
+      {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
+      {"--desc", [&](std::string_view) { sort_options.direction = order::descending; }, false},
+      {"--algo", [&](std::string_view v) { sort_options.algo = parse_variant(v); }},
+  };
+  parse_options(args, options);
+  require(in_path, "--in");
+  require(out_path, "--out");
+
+  const tools::array_file in = open_input(in_path, key_type);
+  tools::output_file out(out_path);  // before the long part: a bad destination fails at once
+  const bool gpu = bitonic::gpu_available();
+  if (!gpu) {
+    std::fprintf(stderr,
+                 "no CUDA device: sorting on the CPU reference executor (slow for large inputs)\n");
+  }
+  tools::with_key_type(in.key_type, [&](auto key) {
+    using Key = decltype(key);
+    const tools::file_format out_format = tools::format_of(out_path);
+    out.reserve(tools::array_file_size<Key>(out_format, in.count));
+    const clock::time_point start = clock::now();
+    const tools::key_array<Key> keys = tools::read_keys<Key>(in);
+    const double read_s = seconds_since(start);
+    const clock::time_point sort_start = clock::now();
+    try {
+      sort_host(keys.keys.get(), keys.count, sort_options);
+    } catch (const std::bad_alloc&) {
+      throw tools::file_error(in.path + ": not enough host memory to sort its keys");
+    }
+    const double sort_s = seconds_since(sort_start);
+    const clock::time_point write_start = clock::now();
+    tools::write_keys<Key>(out, out_format, keys.span());
+    out.commit();
+    std::printf("%s -> %s: %zu %s keys sorted %s in %.3f s on the %s (read %.3f s, write %.3f s)\n",
+                in.path.c_str(), out.path().c_str(), keys.count, tools::type_name<Key>().data(),
+                to_string(sort_options.direction).data(), sort_s, gpu ? "GPU" : "CPU", read_s,
+                seconds_since(write_start));
+  });
+  return 0;
+}
+
+int gen_command(std::span<const std::string_view> args) {
+  std::string out_path;
+  std::string_view key_type;
+  std::optional<std::uint64_t> count;
+  tools::distribution dist = tools::distribution::uniform;
+  std::uint64_t seed = bench::default_seed;
+  const option options[] = {
+      {"--out", [&](std::string_view v) { out_path = v; }},
+      {"--n", [&](std::string_view v) { count = parse_uint("--n", v, 0, max_file_keys); }},
+      {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
+      {"--dist",
+       [&](std::string_view v) {
+         const auto d = tools::parse_distribution(v);
+         if (!d) throw usage_error("--dist: unknown distribution '" + std::string(v) + "'");
+         dist = *d;
+       }},
+      {"--seed", [&](std::string_view v) { seed = parse_uint("--seed", v, 0, UINT64_MAX); }},
+  };
+  parse_options(args, options);
+  require(out_path, "--out");
+  if (!count) throw usage_error("--n N is required");
+  if (key_type.empty()) throw usage_error("--type T is required");
+
+  tools::output_file out(out_path);
+  tools::with_key_type(key_type, [&](auto key) {
+    using Key = decltype(key);
+    const tools::file_format out_format = tools::format_of(out_path);
+    out.reserve(tools::array_file_size<Key>(out_format, *count));
+    std::vector<Key> keys;
+    try {
+      keys = tools::generate<Key>(*count, dist, seed);
+    } catch (const std::bad_alloc&) {
+      throw tools::file_error(out_path + ": not enough host memory to generate " +
+                              std::to_string(*count) + " keys (" +
+                              std::to_string(*count * sizeof(Key)) + " bytes)");
+    }
+    tools::write_keys<Key>(out, out_format, keys);
+    out.commit();
+  });
+  std::printf("%s: %llu %s keys, distribution %s, seed %llu\n", out_path.c_str(),
+              static_cast<unsigned long long>(*count), std::string(key_type).c_str(),
+              tools::to_string(dist).data(), static_cast<unsigned long long>(seed));
+  return 0;
+}
+
+int verify_command(std::span<const std::string_view> args) {
+  std::string in_path, ref_path;
+  std::string_view key_type;
+  order direction = order::ascending;
+  const option options[] = {
+      {"--in", [&](std::string_view v) { in_path = v; }},
+      {"--ref", [&](std::string_view v) { ref_path = v; }},
+      {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
+      {"--desc", [&](std::string_view) { direction = order::descending; }, false},
+  };
+  parse_options(args, options);
+  require(in_path, "--in");
+
+  const tools::array_file in = open_input(in_path, key_type);
+  std::optional<tools::array_file> ref;
+  if (!ref_path.empty()) {
+    ref = open_input(ref_path, key_type);
+    if (ref->key_type != in.key_type || ref->count != in.count) {
+      std::printf("%s: differs from %s: %llu %s keys, not %llu %s keys\n", in.path.c_str(),
+                  ref->path.c_str(), static_cast<unsigned long long>(in.count), in.key_type.data(),
+                  static_cast<unsigned long long>(ref->count), ref->key_type.data());
+      return 1;
+    }
+  }
+  int status = 1;
+  tools::with_key_type(in.key_type, [&](auto key) {
+    status = verify_keys<decltype(key)>(in, ref ? &*ref : nullptr, direction);
+  });
+  return status;
+}
+
+}  // namespace bitonic::cli
