@@ -65,6 +65,6 @@ measurement<Key> measure_cpu(const std::function<void(Key*, std::size_t)>& sort,
   template class gpu_workspace<Key>;                                                        \
   template measurement<Key> measure_cpu<Key>(const std::function<void(Key*, std::size_t)>&, \
                                              const std::vector<Key>&, unsigned);
-BITONIC_BENCH_FOR_EACH_KEY(INSTANTIATE)
+BITONIC_FOR_EACH_KEY(INSTANTIATE)
 
 }  // namespace bitonic::bench

@@ -28,6 +28,6 @@ std::unique_ptr<gpu_sorter<Key>> make_thrust_cmp_sorter() {
 }
 
 #define INSTANTIATE(Key) template std::unique_ptr<gpu_sorter<Key>> make_thrust_cmp_sorter<Key>();
-BITONIC_BENCH_FOR_EACH_KEY(INSTANTIATE)
+BITONIC_FOR_EACH_KEY(INSTANTIATE)
 
 }  // namespace bitonic::bench

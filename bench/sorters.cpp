@@ -78,6 +78,6 @@ cpu_sort_fn<Key> cpu_sorter(const algorithm_id& algo) {
   template void std_sort<Key>(Key*, std::size_t);                                         \
   template void c_qsort<Key>(Key*, std::size_t);                                          \
   template cpu_sort_fn<Key> cpu_sorter<Key>(const algorithm_id&);
-BITONIC_BENCH_FOR_EACH_KEY(INSTANTIATE)
+BITONIC_FOR_EACH_KEY(INSTANTIATE)
 
 }  // namespace bitonic::bench

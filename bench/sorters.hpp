@@ -64,13 +64,4 @@ inline int cub_item_count(std::size_t n, const char* peer) {
   return static_cast<int>(n);
 }
 
-// X(Key) for every key type the library is precompiled for.
-#define BITONIC_BENCH_FOR_EACH_KEY(X) \
-  X(std::int32_t)                     \
-  X(std::uint32_t)                    \
-  X(std::int64_t)                     \
-  X(std::uint64_t)                    \
-  X(float)                            \
-  X(double)
-
 }  // namespace bitonic::bench

@@ -94,16 +94,20 @@ std::string_view to_string(algorithm algo) noexcept;
 //! The algorithm that `automatic` selects for `n` keys of `key_bytes` bytes each.
 algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
 
+//! X(Key) for every key type the library is precompiled for.
+#define BITONIC_FOR_EACH_KEY(X) \
+  X(std::int32_t)               \
+  X(std::uint32_t)              \
+  X(std::int64_t)               \
+  X(std::uint64_t)              \
+  X(float)                      \
+  X(double)
+
 #define BITONIC_DECLARE_KEY(Key)                                            \
   extern template void sort<Key>(Key*, std::size_t, const options&);        \
   extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&); \
   extern template void sort_host<Key>(Key*, std::size_t, const options&);
-BITONIC_DECLARE_KEY(std::int32_t)
-BITONIC_DECLARE_KEY(std::uint32_t)
-BITONIC_DECLARE_KEY(std::int64_t)
-BITONIC_DECLARE_KEY(std::uint64_t)
-BITONIC_DECLARE_KEY(float)
-BITONIC_DECLARE_KEY(double)
+BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY
 
 }  // namespace bitonic

@@ -21,11 +21,8 @@ void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt) {
   api::with_order(opt.direction, [&](auto less) { cpu::execute(p, h_keys, less); });
 }
 
-template void sort_on_cpu<std::int32_t>(std::int32_t*, std::size_t, const options&);
-template void sort_on_cpu<std::uint32_t>(std::uint32_t*, std::size_t, const options&);
-template void sort_on_cpu<std::int64_t>(std::int64_t*, std::size_t, const options&);
-template void sort_on_cpu<std::uint64_t>(std::uint64_t*, std::size_t, const options&);
-template void sort_on_cpu<float>(float*, std::size_t, const options&);
-template void sort_on_cpu<double>(double*, std::size_t, const options&);
+#define BITONIC_INSTANTIATE(Key) template void sort_on_cpu<Key>(Key*, std::size_t, const options&);
+BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE)
+#undef BITONIC_INSTANTIATE
 
 }  // namespace bitonic

@@ -180,11 +180,8 @@ void sort_host(Key* h_keys, std::size_t n, const options& opt) {
   host::sort_host_on_gpu(h_keys, n, opt);
 }
 
-template void sort_host<std::int32_t>(std::int32_t*, std::size_t, const options&);
-template void sort_host<std::uint32_t>(std::uint32_t*, std::size_t, const options&);
-template void sort_host<std::int64_t>(std::int64_t*, std::size_t, const options&);
-template void sort_host<std::uint64_t>(std::uint64_t*, std::size_t, const options&);
-template void sort_host<float>(float*, std::size_t, const options&);
-template void sort_host<double>(double*, std::size_t, const options&);
+#define BITONIC_INSTANTIATE(Key) template void sort_host<Key>(Key*, std::size_t, const options&);
+BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE)
+#undef BITONIC_INSTANTIATE
 
 }  // namespace bitonic
