@@ -49,6 +49,23 @@ TEST(Sanitize, BlockMerge) {
 TEST(Sanitize, Optimized) {
   expect_small_sorts_of_both_key_sizes(algorithm::optimized);
 }
+// sort_host out of core: runs sorted on the device, then merge_pair_kernel on streamed pieces.
+TEST(Sanitize, HostSortOutOfCore) {
+  const std::size_t n = 20000;
+  const std::uint64_t seed = test::case_seed(n, tools::distribution::few);
+  for (const order direction : test::all_orders) {
+    std::vector<double> keys = tools::generate<double>(n, tools::distribution::few, seed);
+    const std::vector<double> expected = tools::reference_sort(keys, direction);
+    options opt{direction};
+    opt.max_device_bytes = n * sizeof(double) / 8;
+    sort_host(keys.data(), n, opt);
+    EXPECT_TRUE(test::matches_reference(keys, expected))
+        << test::describe_case<double>(n, tools::distribution::few, seed, direction,
+                                       algorithm::automatic)
+        << " sort_host out of core";
+  }
+}
+
 TEST(Sanitize, Automatic) {
   expect_small_sorts_of_both_key_sizes(algorithm::automatic);
 }

@@ -53,6 +53,27 @@ std::uint64_t parse_uint(std::string_view option, std::string_view text, std::ui
   return value;
 }
 
+std::uint64_t parse_bytes(std::string_view option, std::string_view text) {
+  unsigned shift = 0;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      default:
+        break;
+    }
+  }
+  if (shift != 0) text.remove_suffix(1);
+  return parse_uint(option, text, 1, UINT64_MAX >> shift) << shift;
+}
+
 log2_range parse_log2_range(std::string_view option, std::string_view text, unsigned max) {
   const std::size_t colon = text.find(':');
   log2_range range;

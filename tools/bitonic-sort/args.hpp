@@ -39,6 +39,9 @@ std::vector<std::string_view> parse_options(std::span<const std::string_view> ar
 std::uint64_t parse_uint(std::string_view option, std::string_view text, std::uint64_t min,
                          std::uint64_t max);
 
+//! `text` as a byte count with an optional binary suffix K, M or G ("512M"); at least 1.
+std::uint64_t parse_bytes(std::string_view option, std::string_view text);
+
 //! "A:B" or "A": an inclusive range of log2 sizes within [0, max].
 struct log2_range {
   unsigned first = 0, last = 0;

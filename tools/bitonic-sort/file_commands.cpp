@@ -126,6 +126,10 @@ int sort_command(std::span<const std::string_view> args) {
       {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
       {"--desc", [&](std::string_view) { sort_options.direction = order::descending; }, false},
       {"--algo", [&](std::string_view v) { sort_options.algo = parse_variant(v); }},
+      {"--max-device-bytes",
+       [&](std::string_view v) {
+         sort_options.max_device_bytes = parse_bytes("--max-device-bytes", v);
+       }},
   };
   parse_options(args, options);
   require(in_path, "--in");

@@ -69,6 +69,8 @@ commands:
             --algo NAME     the variant (default automatic):
                             )" +
          variants + R"(
+            --max-device-bytes N   device memory the sort may use (suffix K, M or G);
+                            larger data is sorted out of core, in runs that are merged
   gen     write test keys to a file (.npy or raw by its extension)
             --out FILE      the file
             --n N           number of keys
