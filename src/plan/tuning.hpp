@@ -47,9 +47,10 @@ struct block_merge {
 template <std::size_t KeyBytes>
 struct optimized {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
-  // 32 registers of keys per thread either way (more spill at 64 registers a thread).
+  // Sized so that the tile kernel fits 64 registers a thread without spilling (sixteen 8-byte
+  // keys a thread spilled); 64 KiB tiles either way.
   static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 1024;
-  static constexpr unsigned tile_min_blocks = KeyBytes == 4 ? 2 : 1;  // 64 registers a thread
+  static constexpr unsigned tile_min_blocks = KeyBytes == 4 ? 2 : 1;  // caps registers at 64
   static constexpr unsigned keys_per_thread = KeyBytes == 4 ? 32 : 8;
   static constexpr unsigned keys_per_thread_log2 = KeyBytes == 4 ? 5 : 3;
   static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
