@@ -65,6 +65,7 @@ void copy_pool::work(unsigned index) {
 
 staging_ring::staging_ring() : copier_(std::clamp(std::thread::hardware_concurrency(), 1u, 8u)) {
   try {
+    BITONIC_CUDA_CHECK(cudaGetDevice(&device_));
     for (unsigned i = 0; i < buffer_count; ++i) {
       BITONIC_CUDA_CHECK(cudaMallocHost(&buffers_[i], buffer_bytes));
       BITONIC_CUDA_CHECK(cudaEventCreateWithFlags(&events_[i], cudaEventDisableTiming));
@@ -94,16 +95,18 @@ std::unique_ptr<staging_ring> spare;  // one ring kept between calls
 }  // namespace
 
 staging_lease::staging_lease() {
+  int device = 0;
+  BITONIC_CUDA_CHECK(cudaGetDevice(&device));
   {
     const std::lock_guard lock(spare_mutex);
-    ring_ = std::move(spare);
+    if (spare && spare->device() == device) ring_ = std::move(spare);
   }
   if (!ring_) ring_ = std::make_unique<staging_ring>();
 }
 
 staging_lease::~staging_lease() {
   const std::lock_guard lock(spare_mutex);
-  if (!spare) spare = std::move(ring_);
+  spare = std::move(ring_);  // the most recent device's ring is the one worth keeping
 }
 
 }  // namespace bitonic::host

@@ -50,6 +50,7 @@ class staging_ring {
   staging_ring(const staging_ring&) = delete;
   staging_ring& operator=(const staging_ring&) = delete;
 
+  int device() const { return device_; }  //!< its events belong to this device
   void* buffer(unsigned i) const { return buffers_[i]; }
   cudaEvent_t event(unsigned i) const { return events_[i]; }
   copy_pool& copier() { return copier_; }
@@ -57,13 +58,14 @@ class staging_ring {
  private:
   void release();
 
+  int device_ = 0;
   void* buffers_[buffer_count] = {};
   cudaEvent_t events_[buffer_count] = {};
   copy_pool copier_;
 };
 
-//! A staging ring for the duration of one sort_host call. Rings are kept for later calls (pinning
-//! 64 MiB costs milliseconds); concurrent calls each get their own.
+//! A staging ring of the current device for the duration of one sort_host call. A ring is kept for
+//! later calls (pinning 64 MiB costs milliseconds); concurrent calls each get their own.
 class staging_lease {
  public:
   staging_lease();
