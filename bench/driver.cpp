@@ -129,8 +129,8 @@ class type_run {
     progress(where, "checking the results against std::sort\n");
     check_outputs<Key>(rows, outputs, reference, where);
 
-    const size_context context{device_,   date_,        tools::type_name<Key>(), log2n, n,
-                               cfg_.runs, cfg_.cpu_runs};
+    const size_context context{
+        device_, date_, tools::type_name<Key>(), log2n, n, sizeof(Key), cfg_.runs, cfg_.cpu_runs};
     print_table(stdout, context, rows);
     if (csv_ != nullptr) csv_->write(context, rows);
     return std::none_of(rows.begin(), rows.end(), [](const result_row& r) { return r.failed(); });
@@ -155,8 +155,11 @@ class type_run {
     result_row row;
     row.algorithm = a.name;
     row.label = std::string(a.name);
-    if (a.kind == algorithm_kind::variant && a.variant == bitonic::algorithm::automatic) {
-      row.label += " (" + std::string(to_string(resolve_automatic(n, sizeof(Key)))) + ")";
+    if (a.kind == algorithm_kind::variant) {
+      row.passes = memory_passes(a.variant, n, sizeof(Key));
+      if (a.variant == bitonic::algorithm::automatic) {
+        row.label += " (" + std::string(to_string(resolve_automatic(n, sizeof(Key)))) + ")";
+      }
     }
     return row;
   }

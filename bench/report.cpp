@@ -68,8 +68,8 @@ void print_table(std::FILE* out, const size_context& size, std::span<const resul
   std::fprintf(out, "\n%.*s, n = 2^%u = %zu, %.*s: median of %u runs (CPU peers: %u)\n",
                int(size.key_type.size()), size.key_type.data(), size.log2n, size.n,
                int(size.device.size()), size.device.data(), size.runs, size.cpu_runs);
-  std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s  %s\n", "algorithm", "internal ms",
-               "total ms", "ns/key", "keys/s", "x qsort", "x std::sort", "check");
+  std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n", "algorithm", "internal ms",
+               "total ms", "ns/key", "keys/s", "x qsort", "x std::sort", "passes", "GB/s", "check");
   const std::optional<double> qsort_ms = internal_of(rows, "qsort");
   const std::optional<double> std_ms = internal_of(rows, "std_sort");
   const auto cell = [](const char* fmt, std::optional<double> v) {
@@ -81,12 +81,18 @@ void print_table(std::FILE* out, const size_context& size, std::span<const resul
       if (!t || !peer || *t <= 0) return std::nullopt;
       return *peer / *t;
     };
-    std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s  %s\n", r.label.c_str(),
+    const std::optional<double> passes =
+        r.passes ? std::optional<double>(double(*r.passes)) : std::nullopt;
+    const std::optional<double> gbps =
+        passes && t && *t > 0
+            ? std::optional(*passes * 2.0 * double(size.n * size.key_bytes) / (*t * 1e6))
+            : std::nullopt;
+    std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n", r.label.c_str(),
                  cell("%.4f", t).c_str(), cell("%.4f", r.total_ms).c_str(),
                  cell("%.3f", t ? std::optional(*t * 1e6 / double(size.n)) : std::nullopt).c_str(),
                  t && *t > 0 ? format_rate(double(size.n) / (*t / 1e3)).c_str() : "-",
                  cell("%.1f", per(qsort_ms)).c_str(), cell("%.1f", per(std_ms)).c_str(),
-                 check_text(r).c_str());
+                 cell("%.0f", passes).c_str(), cell("%.0f", gbps).c_str(), check_text(r).c_str());
   }
   std::fflush(out);
 }

@@ -18,6 +18,7 @@ struct result_row {
   std::string_view algorithm;  //!< the CSV name
   std::string label;           //!< the table name
   std::optional<double> internal_ms, total_ms;
+  std::optional<std::size_t> passes;  //!< the library's variants: passes over memory of the plan
   check_state check = check_state::not_run;
   std::size_t mismatch_at = 0;
   std::string error;  //!< why the algorithm could not be measured; empty when it was
@@ -29,7 +30,7 @@ struct result_row {
 struct size_context {
   std::string_view device, date, key_type;
   unsigned log2n = 0;
-  std::size_t n = 0;
+  std::size_t n = 0, key_bytes = 0;
   unsigned runs = 0, cpu_runs = 0;
 };
 
@@ -39,8 +40,9 @@ std::string format_rate(double per_second);
 //! Today's date in the local time zone, YYYY-MM-DD.
 std::string iso_date();
 
-//! The table of one size: times, ns per key, keys/s (internal) and speed-ups over qsort and
-//! std::sort where those were measured.
+//! The table of one size: times, ns per key, keys/s (internal), speed-ups over qsort and
+//! std::sort where those were measured, and for the library's variants their passes over memory
+//! and the effective bandwidth they imply (passes * 2 * n * key size / internal time).
 void print_table(std::FILE* out, const size_context& size, std::span<const result_row> rows);
 
 //! The benchmark CSV, one row per (size, algorithm), written as the sizes finish so that an

@@ -91,6 +91,13 @@ void sort_host(Key* h_keys, std::size_t n, const options& opt = {});
 //! The name of an algorithm as the CLI and the benchmark CSV spell it ("global_step", ...).
 std::string_view to_string(algorithm algo) noexcept;
 
+//! Passes over memory that `algo` (automatic resolved) makes to sort n keys of key_bytes bytes:
+//! each pass reads and writes every key once, so passes * 2 * n * key_bytes over the device's
+//! copy bandwidth is the fastest such a sort can be. block_merge's merge passes count once each,
+//! though their binary searches re-read parts of the partner runs. Throws bitonic::error for an n
+//! beyond 2^63 or a key size other than 4 or 8.
+std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes);
+
 //! The algorithm that `automatic` selects for `n` keys of `key_bytes` bytes each.
 algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "plan/plan.hpp"
+
 namespace bitonic {
 
 std::string_view to_string(algorithm algo) noexcept {
@@ -27,6 +29,20 @@ std::string_view to_string(algorithm algo) noexcept {
 // needs n keys of scratch memory.
 algorithm resolve_automatic(std::size_t /*n*/, std::size_t /*key_bytes*/) noexcept {
   return algorithm::optimized;
+}
+
+std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes) {
+  if (key_bytes != 4 && key_bytes != 8) {
+    throw error("bitonic::memory_passes: key_bytes must be 4 or 8, not " +
+                std::to_string(key_bytes));
+  }
+  api::validate({order::ascending, algo}, "bitonic::memory_passes");
+  const plan::plan p = plan::make_plan(
+      api::concrete_algorithm({order::ascending, algo}, n, key_bytes), n, key_bytes);
+  std::size_t merges = 0;
+  for (const plan::pass& ps : p.passes)
+    merges += ps.kind == plan::pass_kind::merge_runs;
+  return p.passes.size() + merges % 2;  // an odd number of merges ends with a copy back
 }
 
 namespace api {

@@ -168,6 +168,21 @@ TEST(Plan, DescribeWritesOneLinePerPass) {
   EXPECT_NE(text.find("merge_runs"), std::string::npos);
 }
 
+TEST(Plan, MemoryPassesCountThePlansPasses) {
+  const std::size_t n = std::size_t{1} << 27;
+  EXPECT_EQ(memory_passes(algorithm::global_step, n, 4), 27u * 28 / 2);
+  EXPECT_EQ(memory_passes(algorithm::optimized, n, 4),
+            make_plan(algorithm::optimized, n, 4).passes.size());
+  EXPECT_EQ(memory_passes(algorithm::automatic, n, 8),
+            make_plan(resolve_automatic(n, 8), n, 8).passes.size());
+  // block_merge: one tile pass and 14 merges for 2^27 four-byte keys; 13 merges (odd) end with a
+  // copy back into the keys.
+  EXPECT_EQ(memory_passes(algorithm::block_merge, n, 4), 1u + 14);
+  EXPECT_EQ(memory_passes(algorithm::block_merge, n / 2, 4), 1u + 13 + 1);
+  EXPECT_THROW(memory_passes(algorithm::optimized, n, 2), bitonic::error);
+  EXPECT_THROW(memory_passes(static_cast<algorithm>(42), n, 4), bitonic::error);
+}
+
 TEST(Plan, RejectsSizesBeyondTheIndexMath) {
   const std::size_t too_many = (std::size_t{1} << 63) + 1;
   EXPECT_THROW(make_plan(algorithm::shared_tiles, too_many, 4), bitonic::error);
