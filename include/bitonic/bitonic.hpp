@@ -70,9 +70,9 @@ template <class Key>
 void sort(Key* d_keys, std::size_t n, const options& opt = {});
 
 //! Sorts `n` keys in host memory with the CPU reference executor: the same plan and network as
-//! `sort` with the same options (opt.stream is ignored). Synchronous and single-threaded per pass;
-//! meant for tests and for machines without a GPU. Throws bitonic::error on a null pointer with
-//! n > 0. Not stable. Complexity as for `sort`.
+//! `sort` with the same options (opt.stream is ignored). Synchronous; each pass is split over the
+//! host's threads. Meant for tests and for machines without a GPU. Throws bitonic::error on a null
+//! pointer with n > 0. Not stable. Complexity as for `sort`.
 template <class Key>
 void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt = {});
 

@@ -1,9 +1,11 @@
 // CPU executor of a plan: runs exactly the comparators (and merges) the GPU runs, pass by pass,
 // so that tests can check the plan and the network math against std::sort without a GPU, and the
-// CLI has a fallback on machines without one.
+// CLI and sort_host have a fallback on machines without one. Work within a step (or within a
+// local pass, block by block) is independent, so it is split over the host's threads.
 #pragma once
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "bitonic/network.hpp"
@@ -11,32 +13,69 @@
 
 namespace bitonic::cpu {
 
+//! Calls fn(begin, end) on consecutive slices of [0, count), on several threads when the work is
+//! large enough to pay for starting them (`grain`: the least work a thread gets).
+template <class Fn>
+void parallel_slices(network::index_t count, network::index_t grain, Fn fn) {
+  const network::index_t threads =
+      std::clamp<network::index_t>(count / std::max<network::index_t>(grain, 1), 1,
+                                   std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) {
+    fn(network::index_t{0}, count);
+    return;
+  }
+  std::vector<std::thread> workers;
+  for (network::index_t t = 1; t < threads; ++t) {
+    workers.emplace_back(fn, count * t / threads, count * (t + 1) / threads);
+  }
+  fn(network::index_t{0}, count / threads);
+  for (std::thread& w : workers)
+    w.join();
+}
+
+inline constexpr network::index_t parallel_grain = network::index_t{1} << 20;  // ~1 ms of work
+
 //! Runs steps first..last of the network on keys[0, n), block by block (blocks of 2^span_log2
 //! keys; one block of all keys for a global step), as a local kernel would.
 template <class Key, class Less>
 void run_steps(Key* keys, network::index_t n, network::step first, network::step last,
                unsigned span_log2, Less less) {
   using network::index_t;
-  const index_t block = span_log2 == 0 ? n : index_t{1} << span_log2;
-  for (index_t base = 0; base < n; base += block) {
-    const index_t end = std::min(n, base + block);
+  const auto comparators = [&](network::step st, index_t c_begin, index_t c_end) {
+    for (index_t c = c_begin; c < c_end; ++c) {
+      const index_t lo = st.lower_index(c), hi = st.upper_index(lo);
+      if (hi < n) network::compare_exchange(keys[lo], keys[hi], less);
+    }
+  };
+  if (span_log2 == 0) {  // global steps: one step at a time over all keys, split by comparators
     for (network::step st = first;; st = st.next()) {
-      const index_t c_end = st.comparators_below(end);
-      for (index_t c = st.comparators_below(base); c < c_end; ++c) {
-        const index_t lo = st.lower_index(c), hi = st.upper_index(lo);
-        if (hi < n) network::compare_exchange(keys[lo], keys[hi], less);
-      }
+      parallel_slices(st.comparators_below(n), parallel_grain,
+                      [&](index_t begin, index_t end) { comparators(st, begin, end); });
       if (st == last) break;
     }
+    return;
   }
+  const index_t block = index_t{1} << span_log2, blocks = (n + block - 1) / block;
+  parallel_slices(blocks, std::max<index_t>(1, parallel_grain / block),
+                  [&](index_t b0, index_t b1) {
+                    for (index_t b = b0; b < b1; ++b) {
+                      const index_t base = b * block, end = std::min(n, base + block);
+                      for (network::step st = first;; st = st.next()) {
+                        comparators(st, st.comparators_below(base), st.comparators_below(end));
+                        if (st == last) break;
+                      }
+                    }
+                  });
 }
 
 //! Merges neighbouring sorted runs of 2^run_log2 keys from `in` into `out`.
 template <class Key, class Less>
 void merge_runs(const Key* in, Key* out, network::index_t n, unsigned run_log2, Less less) {
-  for (network::index_t i = 0; i < n; ++i) {
-    out[merge::destination(in, n, i, run_log2, less)] = in[i];
-  }
+  parallel_slices(n, parallel_grain, [&](network::index_t begin, network::index_t end) {
+    for (network::index_t i = begin; i < end; ++i) {
+      out[merge::destination(in, n, i, run_log2, less)] = in[i];
+    }
+  });
 }
 
 template <class Key, class Less>

@@ -74,7 +74,7 @@ int demo_command(std::span<const std::string_view> args) {
                 check.c_str());
   }
   std::printf("\ntime: %s\n", gpu ? "the sort alone on the device (CUDA events, after a warm-up)"
-                                  : "the CPU executor (host clock, single-threaded)");
+                                  : "the CPU executor (host clock, all host threads)");
   if (!all_ok) std::fprintf(stderr, "demo FAILED: a variant's result differs from std::sort\n");
   return all_ok ? 0 : 1;
 }
