@@ -98,7 +98,8 @@ std::string_view to_string(algorithm algo) noexcept;
 //! beyond 2^63 or a key size other than 4 or 8.
 std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes);
 
-//! The algorithm that `automatic` selects for `n` keys of `key_bytes` bytes each.
+//! The algorithm that `automatic` selects for `n` keys of `key_bytes` bytes each: optimized (on a
+//! device whose blocks cannot opt in to its 64 KiB tiles, such as sm_75, sort uses shared_tiles).
 algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
 
 //! X(Key) for every key type the library is precompiled for.

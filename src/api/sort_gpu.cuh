@@ -2,6 +2,9 @@
 // enqueue the passes. Instantiated once per key type (sort_<type>.cu) to spread compile time.
 #pragma once
 
+#include <algorithm>
+#include <string>
+
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
 #include "dispatch/device_merge.hpp"
@@ -9,6 +12,7 @@
 #include "host/device.hpp"
 #include "kernels/merge_pair.cuh"
 #include "plan/plan.hpp"
+#include "plan/tuning.hpp"
 
 namespace bitonic {
 
@@ -18,8 +22,20 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   api::validate(opt, caller);
   host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
-  const plan::plan p =
-      plan::make_plan(api::concrete_algorithm(opt, n, sizeof(Key)), n, sizeof(Key));
+  algorithm algo = api::concrete_algorithm(opt, n, sizeof(Key));
+  if (algo == algorithm::optimized) {  // its tiles need opt-in shared memory (sm_75 has too little)
+    using tune = tuning::optimized<sizeof(Key)>;
+    constexpr std::size_t needed = std::max(tune::tile_smem_bytes, tune::gather_smem_bytes);
+    if (const std::size_t offered = host::shared_memory_per_block_optin(); offered < needed) {
+      if (opt.algo != algorithm::automatic) {
+        throw error(std::string(caller) + ": optimized needs " + std::to_string(needed) +
+                    " bytes of shared memory per block; this device offers " +
+                    std::to_string(offered));
+      }
+      algo = algorithm::shared_tiles;
+    }
+  }
+  const plan::plan p = plan::make_plan(algo, n, sizeof(Key));
   dispatch::stream_buffer<Key> scratch;
   if (p.needs_scratch) {
     if (const cudaError_t status = scratch.allocate(n, opt.stream); status != cudaSuccess) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "host/cuda_check.hpp"
@@ -95,6 +97,19 @@ void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes
       }
     }
   }
+}
+
+std::size_t shared_memory_per_block_optin() {
+  int device = 0;
+  BITONIC_CUDA_CHECK(cudaGetDevice(&device));
+  static std::mutex mutex;
+  static std::map<int, std::size_t> known;
+  const std::lock_guard lock(mutex);
+  if (const auto it = known.find(device); it != known.end()) return it->second;
+  int bytes = 0;
+  BITONIC_CUDA_CHECK(
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return known[device] = static_cast<std::size_t>(bytes);
 }
 
 }  // namespace host

@@ -1,4 +1,4 @@
-// Checks on the caller's device pointers before any work is enqueued.
+// Checks on the caller's device pointers before any work is enqueued, and device limits.
 #pragma once
 
 #include <cstddef>
@@ -10,5 +10,8 @@ namespace bitonic::host {
 //! CUDA device exists. `caller` prefixes the message. Does nothing for n == 0.
 void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes,
                           std::size_t key_align, const char* caller);
+
+//! Shared memory one block of the current device may opt in to, in bytes (cached per device).
+std::size_t shared_memory_per_block_optin();
 
 }  // namespace bitonic::host
