@@ -2,7 +2,14 @@
 // only has to be large enough to fill the device, never as large as the work.
 #pragma once
 
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
 #include "bitonic/network.hpp"
+#include "host/cuda_check.hpp"
 
 namespace bitonic::kernels {
 
@@ -11,6 +18,20 @@ inline unsigned grid_blocks(network::index_t items, network::index_t per_block) 
   constexpr network::index_t max_blocks = network::index_t{1} << 20;
   const network::index_t blocks = (items + per_block - 1) / per_block;
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks < max_blocks ? blocks : max_blocks));
+}
+
+//! Lets `Kernel` use `bytes` of dynamic shared memory (beyond the default 48 KiB). The setting
+//! belongs to each device's context, so it is made once per device, not once per process.
+template <auto Kernel>
+void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
+  static std::atomic<std::uint64_t> devices_done{0};
+  int device = 0;
+  host::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if ((devices_done.load(std::memory_order_relaxed) & bit) != 0) return;
+  host::check_cuda(
+      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), what);
+  devices_done.fetch_or(bit, std::memory_order_relaxed);
 }
 
 }  // namespace bitonic::kernels

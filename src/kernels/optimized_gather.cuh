@@ -108,10 +108,8 @@ void launch(Key* keys, index_t n, network::step first, network::step last, Less 
   shape.column_pairs = (index_t{1} << (shape.low_step - 1)) >> T::segment_log2;
   const index_t groups = (n + shape.row_block - 1) / shape.row_block * shape.column_pairs;
   const std::size_t smem = (std::size_t{1} << shape.local_log2()) * sizeof(Key);
-  static const cudaError_t opted_in =
-      cudaFuncSetAttribute(gather_kernel<Key, Less>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           int(T::gather_smem_bytes));
-  host::check_cuda(opted_in, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
+  allow_dynamic_shared_memory<gather_kernel<Key, Less>>(
+      T::gather_smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
   gather_kernel<<<grid_blocks(groups, 1), T::gather_threads, smem, stream>>>(keys, n, first, last,
                                                                              shape, groups, less);
   host::check_launch("optimized gather_kernel launch");

@@ -172,9 +172,8 @@ template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   using T = tune<Key>;
-  static const cudaError_t opted_in = cudaFuncSetAttribute(
-      tile_kernel<Key, Less>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(T::tile_smem_bytes));
-  host::check_cuda(opted_in, "cudaFuncSetAttribute(optimized tile_kernel shared memory)");
+  allow_dynamic_shared_memory<tile_kernel<Key, Less>>(
+      T::tile_smem_bytes, "cudaFuncSetAttribute(optimized tile_kernel shared memory)");
   tile_kernel<<<grid_blocks(n, T::tile_keys), T::tile_threads, T::tile_smem_bytes, stream>>>(
       keys, n, first, last, less);
   host::check_launch("optimized tile_kernel launch");
