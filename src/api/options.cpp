@@ -36,9 +36,9 @@ std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes) 
     throw error("bitonic::memory_passes: key_bytes must be 4 or 8, not " +
                 std::to_string(key_bytes));
   }
-  api::validate({order::ascending, algo}, "bitonic::memory_passes");
-  const plan::plan p = plan::make_plan(
-      api::concrete_algorithm({order::ascending, algo}, n, key_bytes), n, key_bytes);
+  const options opt{order::ascending, algo};
+  api::validate(opt, "bitonic::memory_passes");
+  const plan::plan p = plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n, key_bytes);
   std::size_t merges = 0;
   for (const plan::pass& ps : p.passes)
     merges += ps.kind == plan::pass_kind::merge_runs;
@@ -53,6 +53,12 @@ void validate(const options& opt, const char* caller) {
   }
   if (to_string(opt.algo) == "unknown") {
     throw error(std::string(caller) + ": options.algo holds an unknown algorithm value");
+  }
+}
+
+void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
+  if (n > 0 && h_keys == nullptr) {
+    throw error(std::string(caller) + ": h_keys is null but n = " + std::to_string(n));
   }
 }
 

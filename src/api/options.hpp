@@ -11,6 +11,9 @@ namespace bitonic::api {
 //! Throws bitonic::error if an enum in `opt` holds a value outside its enumerators.
 void validate(const options& opt, const char* caller);
 
+//! Throws bitonic::error naming `caller` if h_keys is null while n > 0.
+void require_host_keys(const void* h_keys, std::size_t n, const char* caller);
+
 //! opt.algo, or the automatic choice for n keys of key_bytes bytes.
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes);
 

@@ -1,6 +1,5 @@
 // bitonic::sort_on_cpu: the plan of the requested algorithm run by the CPU executor.
 #include <cstdint>
-#include <string>
 
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
@@ -12,10 +11,8 @@ namespace bitonic {
 template <class Key>
 void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt) {
   api::validate(opt, "bitonic::sort_on_cpu");
+  api::require_host_keys(h_keys, n, "bitonic::sort_on_cpu");
   if (n == 0) return;
-  if (h_keys == nullptr) {
-    throw error("bitonic::sort_on_cpu: h_keys is null but n = " + std::to_string(n));
-  }
   const plan::plan p =
       plan::make_plan(api::concrete_algorithm(opt, n, sizeof(Key)), n, sizeof(Key));
   api::with_order(opt.direction, [&](auto less) { cpu::execute(p, h_keys, less); });

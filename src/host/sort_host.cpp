@@ -53,37 +53,32 @@ class transfer {
 
   //! Enqueues the copy of h[0, n) to d; returns once the host side has been read.
   void upload(Key* d, const Key* h, std::size_t n) {
-    for (std::size_t c = 0, begin = 0; begin < n; ++c, begin += chunk_keys) {
-      const unsigned b = c % staging_ring::buffer_count;
-      const std::size_t bytes = std::min(chunk_keys, n - begin) * sizeof(Key);
-      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(b)));  // its last DMA has finished
-      ring_.copier().copy(ring_.buffer(b), h + begin, bytes);
-      BITONIC_CUDA_CHECK(
-          cudaMemcpyAsync(d + begin, ring_.buffer(b), bytes, cudaMemcpyHostToDevice, stream_));
-      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(b), stream_));
+    for (std::size_t c = 0; c < chunk_count(n); ++c) {
+      const chunk ch = chunk_at(c, n);
+      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(ch.buffer)));  // its last DMA is done
+      ring_.copier().copy(ring_.buffer(ch.buffer), h + ch.begin, ch.bytes);
+      BITONIC_CUDA_CHECK(cudaMemcpyAsync(d + ch.begin, ring_.buffer(ch.buffer), ch.bytes,
+                                         cudaMemcpyHostToDevice, stream_));
+      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(ch.buffer), stream_));
     }
   }
 
   //! Copies d[0, n) to h once the work enqueued before it is done; returns when h holds the keys.
   void download(Key* h, const Key* d, std::size_t n) {
-    const std::size_t chunks = (n + chunk_keys - 1) / chunk_keys;
+    const std::size_t chunks = chunk_count(n);
     const auto enqueue = [&](std::size_t c) {
-      const unsigned b = c % staging_ring::buffer_count;
-      const std::size_t begin = c * chunk_keys,
-                        bytes = std::min(chunk_keys, n - begin) * sizeof(Key);
-      BITONIC_CUDA_CHECK(
-          cudaMemcpyAsync(ring_.buffer(b), d + begin, bytes, cudaMemcpyDeviceToHost, stream_));
-      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(b), stream_));
+      const chunk ch = chunk_at(c, n);
+      BITONIC_CUDA_CHECK(cudaMemcpyAsync(ring_.buffer(ch.buffer), d + ch.begin, ch.bytes,
+                                         cudaMemcpyDeviceToHost, stream_));
+      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(ch.buffer), stream_));
     };
     for (std::size_t c = 0; c < std::min<std::size_t>(chunks, staging_ring::buffer_count); ++c) {
       enqueue(c);
     }
     for (std::size_t c = 0; c < chunks; ++c) {
-      const unsigned b = c % staging_ring::buffer_count;
-      const std::size_t begin = c * chunk_keys,
-                        bytes = std::min(chunk_keys, n - begin) * sizeof(Key);
-      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(b)));
-      ring_.copier().copy(h + begin, ring_.buffer(b), bytes);
+      const chunk ch = chunk_at(c, n);
+      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(ch.buffer)));
+      ring_.copier().copy(h + ch.begin, ring_.buffer(ch.buffer), ch.bytes);
       if (c + staging_ring::buffer_count < chunks) enqueue(c + staging_ring::buffer_count);
     }
   }
@@ -94,6 +89,19 @@ class transfer {
 
  private:
   static constexpr std::size_t chunk_keys = staging_ring::buffer_bytes / sizeof(Key);
+
+  //! Chunk c of a transfer of n keys: the staging buffer it passes through and its key range.
+  struct chunk {
+    unsigned buffer;
+    std::size_t begin, bytes;
+  };
+  static std::size_t chunk_count(std::size_t n) { return (n + chunk_keys - 1) / chunk_keys; }
+  static chunk chunk_at(std::size_t c, std::size_t n) {
+    const std::size_t begin = c * chunk_keys;
+    return {unsigned(c % staging_ring::buffer_count), begin,
+            std::min(chunk_keys, n - begin) * sizeof(Key)};
+  }
+
   staging_ring& ring_;
   cudaStream_t stream_;
 };
@@ -169,10 +177,8 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
 template <class Key>
 void sort_host(Key* h_keys, std::size_t n, const options& opt) {
   api::validate(opt, host::caller);
+  api::require_host_keys(h_keys, n, host::caller);
   if (n == 0) return;
-  if (h_keys == nullptr) {
-    throw error(std::string(host::caller) + ": h_keys is null but n = " + std::to_string(n));
-  }
   if (!gpu_available()) {
     sort_on_cpu(h_keys, n, opt);
     return;
