@@ -10,6 +10,7 @@
 #include "dispatch/device_merge.hpp"
 #include "dispatch/run_plan.cuh"
 #include "host/device.hpp"
+#include "host/stream_buffer.hpp"
 #include "kernels/merge_pair.cuh"
 #include "plan/plan.hpp"
 #include "plan/tuning.hpp"
@@ -36,12 +37,9 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
     }
   }
   const plan::plan p = plan::make_plan(algo, n, sizeof(Key));
-  dispatch::stream_buffer<Key> scratch;
+  host::stream_buffer<Key> scratch;
   if (p.needs_scratch) {
-    if (const cudaError_t status = scratch.allocate(n, opt.stream); status != cudaSuccess) {
-      cudaGetLastError();  // an allocation failure is not sticky; clear it
-      host::throw_cuda_error(status, "bitonic::sort: block_merge scratch cudaMallocAsync");
-    }
+    scratch.allocate(n, opt.stream, "bitonic::sort: block_merge scratch cudaMallocAsync");
   }
   api::with_order(opt.direction, [&](auto less) {
     dispatch::run_plan(p, d_keys, scratch.get(), less, opt.stream);

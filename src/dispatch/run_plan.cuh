@@ -16,30 +16,6 @@
 
 namespace bitonic::dispatch {
 
-//! A stream-ordered device buffer, freed (stream-ordered) when it goes out of scope.
-template <class T>
-class stream_buffer {
- public:
-  stream_buffer() = default;
-  stream_buffer(const stream_buffer&) = delete;
-  stream_buffer& operator=(const stream_buffer&) = delete;
-  ~stream_buffer() {
-    if (data_ != nullptr) cudaFreeAsync(data_, stream_);
-  }
-
-  //! Allocates `count` elements on `stream`; returns the CUDA status instead of throwing so that
-  //! callers can fall back to an in-place algorithm.
-  cudaError_t allocate(std::size_t count, cudaStream_t stream) {
-    stream_ = stream;
-    return cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream);
-  }
-  T* get() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-};
-
 //! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.n keys when p.needs_scratch.
 template <class Key, class Less>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t stream) {

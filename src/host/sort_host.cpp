@@ -16,34 +16,15 @@
 #include "host/cuda_check.hpp"
 #include "host/out_of_core.hpp"
 #include "host/staging.hpp"
+#include "host/stream_buffer.hpp"
 
 namespace bitonic {
 namespace host {
 namespace {
 
 constexpr const char* caller = "bitonic::sort_host";
-
-//! Device memory for the call, allocated and freed in stream order.
-class device_bytes {
- public:
-  device_bytes(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (const cudaError_t status = cudaMallocAsync(&data_, bytes, stream); status != cudaSuccess) {
-      cudaGetLastError();
-      throw_cuda_error(status, "bitonic::sort_host: cudaMallocAsync of the device buffer");
-    }
-  }
-  ~device_bytes() { cudaFreeAsync(data_, stream_); }
-  device_bytes(const device_bytes&) = delete;
-  device_bytes& operator=(const device_bytes&) = delete;
-  template <class Key>
-  Key* as() const {
-    return static_cast<Key*>(data_);
-  }
-
- private:
-  void* data_ = nullptr;
-  cudaStream_t stream_;
-};
+constexpr const char* allocation_failed =
+    "bitonic::sort_host: cudaMallocAsync of the device buffer";
 
 //! Moves keys between host and device memory through the staging ring, on one stream.
 template <class Key>
@@ -156,8 +137,9 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
   staging_lease ring;
   transfer<Key> moves(*ring, opt.stream);
   if (n <= budget_keys) {
-    const device_bytes device(n * sizeof(Key), opt.stream);
-    gpu_backend<Key>{moves, device.as<Key>(), n, opt}.sort_run(h_keys, n);
+    stream_buffer<Key> device;
+    device.allocate(n, opt.stream, allocation_failed);
+    gpu_backend<Key>{moves, device.get(), n, opt}.sort_run(h_keys, n);
     return;
   }
   const std::unique_ptr<Key[]> scratch(new (std::nothrow) Key[n]);
@@ -165,8 +147,9 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
     throw error(std::string(caller) + ": not enough host memory for the out-of-core merge (" +
                 std::to_string(n * sizeof(Key)) + " bytes of scratch)");
   }
-  const device_bytes device(budget_keys * sizeof(Key), opt.stream);
-  gpu_backend<Key> backend{moves, device.as<Key>(), budget_keys, opt};
+  stream_buffer<Key> device;
+  device.allocate(budget_keys, opt.stream, allocation_failed);
+  gpu_backend<Key> backend{moves, device.get(), budget_keys, opt};
   api::with_order(opt.direction,
                   [&](auto less) { sort_out_of_core(h_keys, n, scratch.get(), less, backend); });
 }
