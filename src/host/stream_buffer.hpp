@@ -1,0 +1,41 @@
+// Device memory allocated and freed in stream order, for block_merge's scratch and sort_host.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "host/cuda_check.hpp"
+
+namespace bitonic::host {
+
+//! A stream-ordered device buffer, freed (stream-ordered) when it goes out of scope.
+template <class T>
+class stream_buffer {
+ public:
+  stream_buffer() = default;
+  stream_buffer(const stream_buffer&) = delete;
+  stream_buffer& operator=(const stream_buffer&) = delete;
+  ~stream_buffer() {
+    if (data_ != nullptr) cudaFreeAsync(data_, stream_);
+  }
+
+  //! Allocates `count` elements on `stream`; on failure throws bitonic::error naming `what`
+  //! (nothing has touched the caller's data yet).
+  void allocate(std::size_t count, cudaStream_t stream, const char* what) {
+    stream_ = stream;
+    const cudaError_t status =
+        cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream);
+    if (status != cudaSuccess) {
+      cudaGetLastError();  // an allocation failure is not sticky; clear it
+      throw_cuda_error(status, what);
+    }
+  }
+  T* get() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace bitonic::host
