@@ -13,6 +13,7 @@
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
 #include "bench/sorters.hpp"
+#include "bitonic/network.hpp"
 #include "tools/common/keys.hpp"
 
 namespace bitonic::bench {
@@ -94,9 +95,9 @@ class type_run {
   }
 
   //! Measures, checks and reports one size; true when everything passed.
-  bool size(unsigned log2n) {
-    const std::size_t n = std::size_t{1} << log2n;
-    const std::string where = std::string(tools::type_name<Key>()) + " 2^" + std::to_string(log2n);
+  bool size(std::size_t n) {
+    const unsigned log2n = network::ceil_log2(n);
+    const std::string where = std::string(tools::type_name<Key>()) + " n=" + std::to_string(n);
     progress(where, "generating %zu uniform keys (seed %llu)\n", n,
              static_cast<unsigned long long>(cfg_.seed));
     input_ = tools::generate<Key>(n, tools::distribution::uniform, cfg_.seed);
@@ -211,8 +212,14 @@ int run(const config& given) {
   for (std::string_view type : cfg.key_types) {
     const bool known = tools::with_key_type(type, [&](auto key) {
       type_run<decltype(key)> runner(cfg, device, date, csv.get());
-      for (unsigned log2n = cfg.log2_first; log2n <= cfg.log2_last; ++log2n) {
-        if (!runner.size(log2n)) ++failures;
+      if (!cfg.sizes.empty()) {
+        for (const std::size_t n : cfg.sizes) {
+          if (!runner.size(n)) ++failures;
+        }
+      } else {
+        for (unsigned log2n = cfg.log2_first; log2n <= cfg.log2_last; ++log2n) {
+          if (!runner.size(std::size_t{1} << log2n)) ++failures;
+        }
       }
     });
     if (!known) throw std::invalid_argument("unknown key type " + std::string(type));

@@ -17,6 +17,7 @@ inline constexpr std::uint64_t default_seed = 20261121;
 struct config {
   std::vector<std::string_view> key_types = {"i32"};  //!< as --type spells them
   unsigned log2_first = 20, log2_last = 27;
+  std::vector<std::size_t> sizes;        //!< when not empty: these sizes instead of 2^first..last
   std::vector<algorithm_id> algorithms;  //!< in table order; empty means all
   unsigned runs = 5;                     //!< GPU runs per measurement (after a warm-up)
   unsigned cpu_runs = 1;                 //!< std::sort and qsort runs (slow at large sizes)

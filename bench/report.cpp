@@ -65,8 +65,10 @@ std::string iso_date() {
 }
 
 void print_table(std::FILE* out, const size_context& size, std::span<const result_row> rows) {
-  std::fprintf(out, "\n%.*s, n = 2^%u = %zu, %.*s: median of %u runs (CPU peers: %u)\n",
-               int(size.key_type.size()), size.key_type.data(), size.log2n, size.n,
+  const bool power_of_two = size.n == std::size_t{1} << size.log2n;
+  std::fprintf(out, "\n%.*s, n = %s%zu, %.*s: median of %u runs (CPU peers: %u)\n",
+               int(size.key_type.size()), size.key_type.data(),
+               power_of_two ? ("2^" + std::to_string(size.log2n) + " = ").c_str() : "", size.n,
                int(size.device.size()), size.device.data(), size.runs, size.cpu_runs);
   std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n", "algorithm", "internal ms",
                "total ms", "ns/key", "keys/s", "x qsort", "x std::sort", "passes", "GB/s", "check");

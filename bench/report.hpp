@@ -29,7 +29,7 @@ struct result_row {
 //! What every row of one size shares.
 struct size_context {
   std::string_view device, date, key_type;
-  unsigned log2n = 0;
+  unsigned log2n = 0;  //!< ceil(log2 n)
   std::size_t n = 0, key_bytes = 0;
   unsigned runs = 0, cpu_runs = 0;
 };

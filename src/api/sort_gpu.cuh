@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
-#include "dispatch/device_merge.hpp"
+#include "dispatch/device_ops.hpp"
 #include "dispatch/run_plan.cuh"
 #include "host/device.hpp"
 #include "host/stream_buffer.hpp"
@@ -17,13 +18,13 @@
 
 namespace bitonic {
 
+namespace api {
+
+//! The concrete algorithm sort() runs for opt: automatic resolved, and optimized replaced by
+//! shared_tiles under automatic where the device cannot give its tiles enough shared memory.
 template <class Key>
-void sort(Key* d_keys, std::size_t n, const options& opt) {
-  constexpr const char* caller = "bitonic::sort";
-  api::validate(opt, caller);
-  host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
-  if (n < 2) return;
-  algorithm algo = api::concrete_algorithm(opt, n, sizeof(Key));
+algorithm algorithm_for_device(const options& opt, std::size_t n, const char* caller) {
+  algorithm algo = concrete_algorithm(opt, n, sizeof(Key));
   if (algo == algorithm::optimized) {  // its tiles need opt-in shared memory (sm_75 has too little)
     using tune = tuning::optimized<sizeof(Key)>;
     constexpr std::size_t needed = std::max(tune::tile_smem_bytes, tune::gather_smem_bytes);
@@ -36,14 +37,43 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
       algo = algorithm::shared_tiles;
     }
   }
-  const plan::plan p = plan::make_plan(algo, n, sizeof(Key));
+  return algo;
+}
+
+//! Enqueues the passes of p (on opt's stream and order), with scratch when the plan needs it.
+template <class Key>
+void run(const plan::plan& p, Key* d_keys, const options& opt) {
   host::stream_buffer<Key> scratch;
   if (p.needs_scratch) {
-    scratch.allocate(n, opt.stream, "bitonic::sort: block_merge scratch cudaMallocAsync");
+    scratch.allocate(p.n, opt.stream, "bitonic::sort: block_merge scratch cudaMallocAsync");
   }
-  api::with_order(opt.direction, [&](auto less) {
-    dispatch::run_plan(p, d_keys, scratch.get(), less, opt.stream);
-  });
+  with_order(opt.direction,
+             [&](auto less) { dispatch::run_plan(p, d_keys, scratch.get(), less, opt.stream); });
+}
+
+}  // namespace api
+
+template <class Key>
+void sort(Key* d_keys, std::size_t n, const options& opt) {
+  constexpr const char* caller = "bitonic::sort";
+  api::validate(opt, caller);
+  host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
+  if (n < 2) return;
+  api::run(plan::make_plan(api::algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key)), d_keys,
+           opt);
+}
+
+template <class Key>
+void dispatch::sort_sorted_blocks(Key* d_keys, std::size_t n, unsigned sorted_log2,
+                                  const options& opt) {
+  plan::plan p =
+      plan::make_plan(api::algorithm_for_device<Key>(opt, n, "bitonic::sort_host"), n, sizeof(Key));
+  if (p.needs_scratch) throw error("bitonic: internal error: sort_sorted_blocks of a merge plan");
+  std::erase_if(p.passes, [&](const plan::pass& ps) { return ps.last.stage <= sorted_log2; });
+  if (!p.passes.empty() && p.passes.front().first.stage <= sorted_log2) {
+    throw error("bitonic: internal error: a pass straddles the sorted blocks");
+  }
+  api::run(p, d_keys, opt);
 }
 
 template <class Key>
@@ -57,7 +87,9 @@ void dispatch::merge_on_device(const Key* d_a, std::size_t a_count, const Key* d
 
 }  // namespace bitonic
 
-#define BITONIC_INSTANTIATE_SORT(Key)                                           \
-  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&); \
-  template void bitonic::dispatch::merge_on_device<Key>(                        \
-      const Key*, std::size_t, const Key*, std::size_t, Key*, bitonic::order, cudaStream_t);
+#define BITONIC_INSTANTIATE_SORT(Key)                                                        \
+  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);              \
+  template void bitonic::dispatch::merge_on_device<Key>(                                     \
+      const Key*, std::size_t, const Key*, std::size_t, Key*, bitonic::order, cudaStream_t); \
+  template void bitonic::dispatch::sort_sorted_blocks<Key>(Key*, std::size_t, unsigned,      \
+                                                           const bitonic::options&);

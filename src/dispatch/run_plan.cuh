@@ -10,6 +10,7 @@
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
 #include "kernels/optimized_gather.cuh"
+#include "kernels/optimized_tail.cuh"
 #include "kernels/optimized_tile.cuh"
 #include "kernels/shared_tiles.cuh"
 #include "plan/plan.hpp"
@@ -33,7 +34,11 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         kernels::launch_tile_steps(data, p.n, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::register_tile:
-        kernels::optimized_tile::launch(data, p.n, ps.first, ps.last, less, stream);
+        if (kernels::optimized_tail::runs<Key>(ps.first, ps.last)) {
+          kernels::optimized_tail::launch(data, p.n, ps.first, ps.last, less, stream);
+        } else {
+          kernels::optimized_tile::launch(data, p.n, ps.first, ps.last, less, stream);
+        }
         break;
       case plan::pass_kind::gather_steps:
         kernels::optimized_gather::launch(data, p.n, ps.first, ps.last, less, stream);

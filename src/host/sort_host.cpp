@@ -1,7 +1,9 @@
 // bitonic::sort_host: keys in host memory, sorted on the GPU. Pageable keys stream through the
 // pinned staging ring in 16 MiB chunks: while the copy threads fill one buffer, the DMA engine
-// drains another, so the host copies and PCIe transfers overlap. Keys that do not fit the device
-// (or opt.max_device_bytes) are sorted out of core: device-sized runs, then streamed merges.
+// drains another, so the host copies and PCIe transfers overlap, and the GPU sorts each chunk
+// (the network's stages up to the chunk size) as soon as it has landed; only the wider stages
+// wait for the last chunk. Keys that do not fit the device (or opt.max_device_bytes) are sorted
+// out of core: device-sized runs, then streamed merges.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -12,7 +14,8 @@
 
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
-#include "dispatch/device_merge.hpp"
+#include "bitonic/network.hpp"
+#include "dispatch/device_ops.hpp"
 #include "host/cuda_check.hpp"
 #include "host/out_of_core.hpp"
 #include "host/staging.hpp"
@@ -26,32 +29,47 @@ constexpr const char* caller = "bitonic::sort_host";
 constexpr const char* allocation_failed =
     "bitonic::sort_host: cudaMallocAsync of the device buffer";
 
-//! Moves keys between host and device memory through the staging ring, on one stream.
+//! Moves keys between host and device memory through the staging ring, on the ring's copy
+//! stream, handing over to and from `compute` (the caller's stream) with events.
 template <class Key>
 class transfer {
  public:
-  transfer(staging_ring& ring, cudaStream_t stream) : ring_(ring), stream_(stream) {}
+  transfer(staging_ring& ring, cudaStream_t compute) : ring_(ring), compute_(compute) {}
 
-  //! Enqueues the copy of h[0, n) to d; returns once the host side has been read.
-  void upload(Key* d, const Key* h, std::size_t n) {
+  //! Enqueues the copy of h[0, n) to d; returns once the host side has been read. After each
+  //! chunk, on_chunk(begin, count) may enqueue work on `compute` that needs the chunk's keys (the
+  //! compute stream already waits for them); afterwards `compute` waits for all of them.
+  template <class OnChunk>
+  void upload(Key* d, const Key* h, std::size_t n, OnChunk on_chunk) {
+    // d may have just been allocated on `compute` (stream-ordered): the copies come after that.
+    BITONIC_CUDA_CHECK(cudaEventRecord(ring_.handoff(), compute_));
+    BITONIC_CUDA_CHECK(cudaStreamWaitEvent(ring_.copy_stream(), ring_.handoff()));
     for (std::size_t c = 0; c < chunk_count(n); ++c) {
       const chunk ch = chunk_at(c, n);
-      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(ch.buffer)));  // its last DMA is done
+      const cudaEvent_t landed = ring_.event(ch.buffer);
+      BITONIC_CUDA_CHECK(cudaEventSynchronize(landed));  // the buffer's last DMA is done
       ring_.copier().copy(ring_.buffer(ch.buffer), h + ch.begin, ch.bytes);
       BITONIC_CUDA_CHECK(cudaMemcpyAsync(d + ch.begin, ring_.buffer(ch.buffer), ch.bytes,
-                                         cudaMemcpyHostToDevice, stream_));
-      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(ch.buffer), stream_));
+                                         cudaMemcpyHostToDevice, ring_.copy_stream()));
+      BITONIC_CUDA_CHECK(cudaEventRecord(landed, ring_.copy_stream()));
+      BITONIC_CUDA_CHECK(cudaStreamWaitEvent(compute_, landed));
+      on_chunk(ch.begin, ch.bytes / sizeof(Key));
     }
   }
+  void upload(Key* d, const Key* h, std::size_t n) {
+    upload(d, h, n, [](std::size_t, std::size_t) {});
+  }
 
-  //! Copies d[0, n) to h once the work enqueued before it is done; returns when h holds the keys.
+  //! Copies d[0, n) to h once the work enqueued on `compute` is done; returns when h holds them.
   void download(Key* h, const Key* d, std::size_t n) {
+    BITONIC_CUDA_CHECK(cudaEventRecord(ring_.handoff(), compute_));
+    BITONIC_CUDA_CHECK(cudaStreamWaitEvent(ring_.copy_stream(), ring_.handoff()));
     const std::size_t chunks = chunk_count(n);
     const auto enqueue = [&](std::size_t c) {
       const chunk ch = chunk_at(c, n);
       BITONIC_CUDA_CHECK(cudaMemcpyAsync(ring_.buffer(ch.buffer), d + ch.begin, ch.bytes,
-                                         cudaMemcpyDeviceToHost, stream_));
-      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(ch.buffer), stream_));
+                                         cudaMemcpyDeviceToHost, ring_.copy_stream()));
+      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(ch.buffer), ring_.copy_stream()));
     };
     for (std::size_t c = 0; c < std::min<std::size_t>(chunks, staging_ring::buffer_count); ++c) {
       enqueue(c);
@@ -68,9 +86,11 @@ class transfer {
     ring_.copier().copy(dst, src, n * sizeof(Key));
   }
 
- private:
+  //! Keys per chunk: a power of two, so chunks are aligned blocks of the sorting network.
   static constexpr std::size_t chunk_keys = staging_ring::buffer_bytes / sizeof(Key);
+  static_assert((chunk_keys & (chunk_keys - 1)) == 0, "chunks must be blocks of the network");
 
+ private:
   //! Chunk c of a transfer of n keys: the staging buffer it passes through and its key range.
   struct chunk {
     unsigned buffer;
@@ -84,7 +104,7 @@ class transfer {
   }
 
   staging_ring& ring_;
-  cudaStream_t stream_;
+  cudaStream_t compute_;
 };
 
 //! The GPU backend of sort_out_of_core (see out_of_core.hpp): one device buffer holds a run while
@@ -99,9 +119,20 @@ struct gpu_backend {
   std::size_t run_keys() const { return device_keys; }
   std::size_t piece_keys() const { return device_keys / 2; }
 
+  //! Sorts keys[0, n) through the device. With a network, each chunk is sorted as soon as it
+  //! has landed, while the next ones are copied, and only the wider stages wait for all keys.
   void sort_run(Key* keys, std::size_t n) {
-    moves.upload(device, keys, n);
-    bitonic::sort(device, n, {opt.direction, opt.algo, opt.stream});
+    const options on_device{opt.direction, opt.algo, opt.stream};
+    constexpr std::size_t chunk_keys = transfer<Key>::chunk_keys;
+    if (n <= chunk_keys || api::concrete_algorithm(opt, n, sizeof(Key)) == algorithm::block_merge) {
+      moves.upload(device, keys, n);
+      bitonic::sort(device, n, on_device);
+    } else {
+      moves.upload(device, keys, n, [&](std::size_t begin, std::size_t count) {
+        bitonic::sort(device + begin, count, on_device);
+      });
+      dispatch::sort_sorted_blocks(device, n, network::ceil_log2(chunk_keys), on_device);
+    }
     moves.download(keys, device, n);
   }
 

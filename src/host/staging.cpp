@@ -70,6 +70,8 @@ staging_ring::staging_ring() : copier_(std::clamp(std::thread::hardware_concurre
       BITONIC_CUDA_CHECK(cudaMallocHost(&buffers_[i], buffer_bytes));
       BITONIC_CUDA_CHECK(cudaEventCreateWithFlags(&events_[i], cudaEventDisableTiming));
     }
+    BITONIC_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+    BITONIC_CUDA_CHECK(cudaEventCreateWithFlags(&handoff_, cudaEventDisableTiming));
   } catch (...) {
     release();
     throw;
@@ -87,6 +89,10 @@ void staging_ring::release() {
     events_[i] = nullptr;
     buffers_[i] = nullptr;
   }
+  if (handoff_ != nullptr) cudaEventDestroy(handoff_);
+  if (copy_stream_ != nullptr) cudaStreamDestroy(copy_stream_);
+  handoff_ = nullptr;
+  copy_stream_ = nullptr;
 }
 
 namespace {

@@ -54,6 +54,10 @@ class staging_ring {
   void* buffer(unsigned i) const { return buffers_[i]; }
   cudaEvent_t event(unsigned i) const { return events_[i]; }
   copy_pool& copier() { return copier_; }
+  //! A stream of its own for the transfers, so that they overlap the sort's kernels, and an
+  //! event to hand work over between that stream and the caller's.
+  cudaStream_t copy_stream() const { return copy_stream_; }
+  cudaEvent_t handoff() const { return handoff_; }
 
  private:
   void release();
@@ -61,6 +65,8 @@ class staging_ring {
   int device_ = 0;
   void* buffers_[buffer_count] = {};
   cudaEvent_t events_[buffer_count] = {};
+  cudaStream_t copy_stream_ = nullptr;
+  cudaEvent_t handoff_ = nullptr;
   copy_pool copier_;
 };
 

@@ -1,98 +1,216 @@
 // optimized, global part: up to gather_steps_max consecutive steps of one stage whose distances
 // exceed a tile, in one pass over memory instead of one pass per step (V0/V2).
 //
-// Steps j = hi..lo of stage s only change index bits lo..hi (the flip, j = s-1, also mirrors the
-// bits below lo). A block gathers the keys of 2^(hi-lo+1) rows spaced 2^lo apart, each row two
-// 128-byte segments: one at column c and its mirror at column 2^lo - W - c. In the block's local
-// index (w = key in segment, then the column bit, then the row bits) every global step becomes a
-// step of a small bitonic network: step j is local distance log2(W) + 1 + (j - lo), and the flip
-// is the local flip of the whole gathered block. So the block runs the ordinary network math on
-// shared memory and writes the segments back: loads and stores are whole 128-byte segments.
+// Steps j = hi..lo of stage s only change the row bits lo..hi of an index (the flip, j = s-1,
+// also mirrors the column bits below lo). A block takes the R = hi-lo+1 row bits' rows, spaced
+// 2^lo apart, and in each row 128-byte segments: column segments and their mirrors (read back to
+// front) for a flip pass, pairs of neighbouring segments otherwise, as many as fill a tile.
+// A thread holds, for one key position of a segment pair, the keys of the top rows of both
+// segments in registers, so the flip and the following steps are register compare-exchanges;
+// one exchange through shared memory then gives each thread the remaining rows. Every global load
+// and store is a warp moving whole segments; shared memory is touched once per key (the
+// first version ran every step through it and was 1.4-6x slower, docs/PERFORMANCE.md).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <utility>
+
+#include "bitonic/bitonic.hpp"
 #include "bitonic/key_order.hpp"
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
+#include "kernels/register_network.cuh"
 #include "plan/tuning.hpp"
 
 namespace bitonic::kernels::optimized_gather {
 
 using network::index_t;
 
-//! Where the keys of one gathered block live, and how global steps map to local ones.
+//! Where a pass's group of keys lives. Local index of a key in its group, low bits first:
+//! w (key in its segment) | x (low rows) | mu (which segment of the pair) | high rows | unit
+//! (which segment pair). Rows is the pass's step count, Flip whether it starts with the flip.
+template <class Key, unsigned Rows, bool Flip>
 struct gather_shape {
-  unsigned low_step;      //!< lo: the smallest distance exponent of the pass
-  unsigned rows_log2;     //!< hi - lo + 1: steps in the pass
-  unsigned segment_log2;  //!< W = 2^segment_log2 keys per segment
-  index_t row_block;      //!< 2^(hi+1): the gathered rows repeat in such blocks
-  index_t column_pairs;   //!< 2^(lo-1) / W column pairs per row block
+  using T = tuning::optimized<sizeof(Key)>;
+  static constexpr unsigned log_k = T::exchange_keys_log2, K = 1u << log_k;
+  static constexpr unsigned log_w = T::segment_log2, W = 1u << log_w;
+  static constexpr unsigned high_rows = Rows < log_k - 1 ? Rows : log_k - 1;
+  static constexpr unsigned low_rows = Rows - high_rows;
+  static constexpr unsigned units_log2 = T::tile_log2 - log_w - 1 - Rows;
+  //! First round: the registers hold mu, the high rows and (with few rows) low unit bits.
+  static constexpr unsigned high_base = log_w + low_rows;
+  static_assert(Rows >= 1 && Rows <= T::gather_steps_max, "rows outside the kernel's shape");
+  static_assert(low_rows + 1 <= log_k, "second round: low rows and mu fit the registers");
 
-  __host__ __device__ unsigned local_log2() const { return segment_log2 + 1 + rows_log2; }
+  unsigned low_step;     //!< lo: rows are 2^lo keys apart
+  unsigned groups_log2;  //!< groups per row block of 2^(lo + Rows) keys
+  index_t group;         //!< which group this block runs
+  unsigned t;            //!< thread index (opaque: see `opaque`)
 
-  //! Where group `g` starts: its row block and the offsets of its two columns.
-  struct origin {
-    index_t base, column, mirror_column;
+  __device__ index_t row_block() const { return (group >> groups_log2) << (low_step + Rows); }
+  __device__ index_t first_unit() const {
+    return (group & ((index_t{1} << groups_log2) - 1)) << units_log2;
+  }
+  //! Index of the key of unit `unit`, row 0, segment offset w in the first (mu = 0) or the
+  //! second segment of the pair.
+  __device__ index_t segment_key(index_t unit, bool mu, unsigned w) const {
+    if (!Flip) return row_block() + ((2 * unit + mu) << log_w) + w;
+    return row_block() + (mu ? (index_t{1} << low_step) - ((unit + 1) << log_w) : unit << log_w) +
+           w;
+  }
+
+  // First round, register m = mu | high row << 1 | unit bits above: key = base[mu] + high row
+  // * 2^(lo + x) + unit bits * unit_step[mu]. A mirror key (mu = 1 of a flip) complements w and
+  // x: it is the flip partner of the key with the complementary high rows in the same thread.
+  struct first_round {
+    index_t base[2];
+    index_t unit_step[2];
+    unsigned high_row_shift;
   };
-  __host__ __device__ origin group_origin(index_t g) const {
-    const index_t column = (g % column_pairs) << segment_log2;
-    return {g / column_pairs * row_block, column,
-            (index_t{1} << low_step) - (index_t{1} << segment_log2) - column};
+  __device__ first_round first() const {
+    const unsigned w = t & (W - 1), x = (t >> log_w) & ((1u << low_rows) - 1);
+    const index_t unit = first_unit() + (index_t{t >> high_base} << (log_k - 1 - high_rows));
+    const unsigned mirror_x = Flip ? (1u << low_rows) - 1 - x : x;
+    const unsigned mirror_w = Flip ? W - 1 - w : w;
+    first_round f;
+    f.base[0] = segment_key(unit, false, w) + (index_t{x} << low_step);
+    f.base[1] = segment_key(unit, true, mirror_w) + (index_t{mirror_x} << low_step);
+    f.unit_step[0] = index_t{Flip ? 1u : 2u} << log_w;
+    f.unit_step[1] = Flip ? ~index_t{0} * W : f.unit_step[0];  // the mirror segments go down
+    f.high_row_shift = low_step + low_rows;
+    return f;
+  }
+  __device__ static index_t first_index(const first_round& f, unsigned m) {
+    const unsigned high = (m >> 1) & ((1u << high_rows) - 1), unit = m >> (1 + high_rows);
+    return f.base[m & 1] + (index_t{high} << f.high_row_shift) + unit * f.unit_step[m & 1];
+  }
+  __device__ unsigned first_local(unsigned m) const {
+    const unsigned flip_below = Flip && (m & 1) ? (1u << high_base) - 1 : 0;
+    return (spread_index<log_k, high_base>(t, 0) ^ flip_below) + (m << high_base);
   }
 
-  //! Global index of local key `l` of the group at `o`.
-  __host__ __device__ index_t global_index(const origin& o, unsigned l) const {
-    const unsigned w = l & ((1u << segment_log2) - 1);
-    const bool mirror = (l >> segment_log2) & 1;
-    const index_t row = l >> (segment_log2 + 1);
-    return o.base + (row << low_step) + (mirror ? o.mirror_column : o.column) + w;
+  // Second round, register m = x | mu << low_rows | the lowest high rows above; the thread's
+  // bits above the registers are the other high rows, then the unit.
+  struct second_round {
+    index_t base[2];
+    unsigned high_row_shift;
+  };
+  __device__ second_round second() const {
+    constexpr unsigned thread_high_rows = high_rows - (log_k - 1 - low_rows);
+    const unsigned w = t & (W - 1), above = t >> log_w;
+    const unsigned high = above & ((1u << thread_high_rows) - 1);
+    const index_t unit = first_unit() + (above >> thread_high_rows);
+    const index_t row = index_t{high} << (log_k - 1);  // row bits above the registers' rows
+    second_round s;
+    s.base[0] = segment_key(unit, false, w) + (row << low_step);
+    s.base[1] = segment_key(unit, true, w) + (row << low_step);
+    s.high_row_shift = low_step + low_rows;
+    return s;
   }
-
-  //! The local step that global step `st` (of this pass) becomes.
-  __host__ __device__ network::step local_step(network::step st) const {
-    if (st.is_flip()) return {local_log2(), local_log2() - 1};
-    const unsigned d = segment_log2 + 1 + (st.distance_log2 - low_step);
-    return {d + 2, d};  // any stage above d + 1 makes it a plain (non-flip) step
+  __device__ index_t second_index(const second_round& s, unsigned m) const {
+    const unsigned x = m & ((1u << low_rows) - 1), high = m >> (low_rows + 1);
+    return s.base[(m >> low_rows) & 1] + (index_t{x} << low_step) +
+           (index_t{high} << s.high_row_shift);
+  }
+  __device__ unsigned second_local(unsigned m) const {
+    return spread_index<log_k, log_w>(t, 0) + (m << log_w);
   }
 };
 
-template <class Key, class Less>
-__global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::gather_threads)
-    gather_kernel(Key* keys, index_t n, network::step first, network::step last, gather_shape shape,
-                  index_t groups, Less less) {
-  using T = tuning::optimized<sizeof(Key)>;
-  extern __shared__ __align__(16) unsigned char smem_bytes[];
+//! Runs the pass's Rows steps on one group; registers hold ordered words.
+template <bool Full, unsigned Rows, bool Flip, class Key, class Less>
+__device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, index_t n,
+                          gather_shape<Key, Rows, Flip> shape, Less less) {
   using word = ordered_word<Key>;
-  auto* smem = reinterpret_cast<typename word::type*>(smem_bytes);
-  const unsigned local_keys = 1u << shape.local_log2();
-  for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
-    const gather_shape::origin o = shape.group_origin(g);
-    const bool full = o.base + shape.row_block <= n;
-    for (unsigned l = threadIdx.x; l < local_keys; l += T::gather_threads) {
-      const index_t i = shape.global_index(o, l);
-      if (full || i < n) smem[l] = word::encode(keys[i]);
+  using S = gather_shape<Key, Rows, Flip>;
+  typename word::type r[S::K];
+  // Which keys exist, from addresses computed apart from the loads' (opaque), so that the
+  // compiler does not keep 32 addresses live from one to the other.
+  const auto keys_below_n = [&](const auto& round, const auto& index_of) {
+    if constexpr (Full) return all_valid;
+    shape.t = opaque(shape.t);
+    const auto at = (shape.*round)();
+    return valid_registers<S::log_k>(n, [&](unsigned m) { return index_of(at, m); });
+  };
+  unsigned valid =
+      keys_below_n(&S::first, [](const auto& at, unsigned m) { return S::first_index(at, m); });
+  shape.t = opaque(shape.t);
+  const auto f = shape.first();
+  const auto first_index = [&](unsigned m) { return S::first_index(f, m); };
+#pragma unroll
+  for (unsigned m = 0; m < S::K; ++m) {
+    if ((valid >> m) & 1u) r[m] = word::encode(keys[first_index(m)]);
+  }
+  // Row bit b of the pass is register bit b - x + 1 in the first round (bit 0 is mu).
+  if constexpr (Flip) {
+    register_step<S::high_rows, true>(r, valid, less);
+    register_steps_down<int(S::high_rows) - 1, 1>(r, valid, less);
+  } else {
+    register_steps_down<int(S::high_rows), 1>(r, valid, less);
+  }
+  if constexpr (S::low_rows == 0) {
+    shape.t = opaque(shape.t);  // recompute the store addresses instead of keeping the loads'
+    const auto g = shape.first();
+#pragma unroll
+    for (unsigned m = 0; m < S::K; ++m) {
+      if ((valid >> m) & 1u) keys[S::first_index(g, m)] = word::decode(r[m]);
     }
+  } else {
+#pragma unroll
+    for (unsigned m = 0; m < S::K; ++m)
+      smem[shape.first_local(m)] = r[m];
     __syncthreads();
-    for (network::step st = first;; st = st.next()) {
-      const network::step local = shape.local_step(st);
-      const auto mask = unsigned(local.partner_mask());
-      for (unsigned c = threadIdx.x; c < local_keys / 2; c += T::gather_threads) {
-        const unsigned lo = local.lower_index(c), hi = lo ^ mask;
-        if (full || shape.global_index(o, hi) < n) {
-          network::compare_exchange(smem[lo], smem[hi], less);
-        }
-      }
-      __syncthreads();
-      if (st == last) break;
-    }
-    for (unsigned l = threadIdx.x; l < local_keys; l += T::gather_threads) {
-      const index_t i = shape.global_index(o, l);
-      if (full || i < n) keys[i] = word::decode(smem[l]);
+#pragma unroll
+    for (unsigned m = 0; m < S::K; ++m)
+      r[m] = smem[shape.second_local(m)];
+    valid = keys_below_n(&S::second,
+                         [&](const auto& at, unsigned m) { return shape.second_index(at, m); });
+    shape.t = opaque(shape.t);
+    const auto s = shape.second();
+    const auto second_index = [&](unsigned m) { return shape.second_index(s, m); };
+    register_steps_down<int(S::low_rows) - 1, 0>(r, valid, less);  // row bit b: register bit b
+#pragma unroll
+    for (unsigned m = 0; m < S::K; ++m) {
+      if ((valid >> m) & 1u) keys[second_index(m)] = word::decode(r[m]);
     }
     __syncthreads();  // the next group reuses the shared memory
   }
+}
+
+template <class Key, unsigned Rows, bool Flip, class Less>
+__global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::exchange_threads,
+                                  tuning::optimized<sizeof(Key)>::exchange_min_blocks)
+    gather_kernel(Key* keys, index_t n, unsigned low_step, unsigned groups_log2, index_t groups,
+                  Less less) {
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  auto* smem = reinterpret_cast<typename ordered_word<Key>::type*>(smem_bytes);
+  for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    // opaque: nothing of a group's address arithmetic is hoisted out of the loop and kept.
+    const gather_shape<Key, Rows, Flip> shape{low_step, groups_log2, g, opaque(threadIdx.x)};
+    const index_t row_block_end = ((g >> groups_log2) + 1) << (low_step + Rows);
+    if (row_block_end <= n) {
+      run_group<true>(keys, smem, n, shape, less);
+    } else {
+      run_group<false>(keys, smem, n, shape, less);
+    }
+  }
+}
+
+template <class Key, unsigned Rows, bool Flip, class Less>
+void launch_shape(Key* keys, index_t n, unsigned low_step, Less less, cudaStream_t stream) {
+  using T = tuning::optimized<sizeof(Key)>;
+  const unsigned row_block_log2 = low_step + Rows;
+  const unsigned groups_log2 = row_block_log2 - T::tile_log2;
+  const index_t row_blocks = (n + (index_t{1} << row_block_log2) - 1) >> row_block_log2;
+  const index_t groups = row_blocks << groups_log2;
+  constexpr auto kernel = gather_kernel<Key, Rows, Flip, Less>;
+  allow_dynamic_shared_memory<kernel>(
+      T::gather_smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
+  kernel<<<grid_blocks(groups, 1), T::exchange_threads, T::gather_smem_bytes, stream>>>(
+      keys, n, low_step, groups_log2, groups, less);
+  host::check_launch("optimized gather_kernel launch");
 }
 
 //! Runs steps first..last (one stage, distances 2^last..2^first, each above a tile) in one pass.
@@ -100,19 +218,20 @@ template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   using T = tuning::optimized<sizeof(Key)>;
-  gather_shape shape{};
-  shape.low_step = last.distance_log2;
-  shape.rows_log2 = first.distance_log2 - last.distance_log2 + 1;
-  shape.segment_log2 = T::segment_log2;
-  shape.row_block = index_t{2} << first.distance_log2;
-  shape.column_pairs = (index_t{1} << (shape.low_step - 1)) >> T::segment_log2;
-  const index_t groups = (n + shape.row_block - 1) / shape.row_block * shape.column_pairs;
-  const std::size_t smem = (std::size_t{1} << shape.local_log2()) * sizeof(Key);
-  allow_dynamic_shared_memory<gather_kernel<Key, Less>>(
-      T::gather_smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
-  gather_kernel<<<grid_blocks(groups, 1), T::gather_threads, smem, stream>>>(keys, n, first, last,
-                                                                             shape, groups, less);
-  host::check_launch("optimized gather_kernel launch");
+  const unsigned rows = first.distance_log2 - last.distance_log2 + 1;
+  if (first.stage != last.stage || rows > T::gather_steps_max ||
+      last.distance_log2 < T::tile_log2) {
+    throw error("bitonic: internal error: gather pass outside the kernel's shape");
+  }
+  const auto pick = [&]<unsigned... R>(std::integer_sequence<unsigned, R...>) {
+    ((rows == R + 1
+          ? (first.is_flip()
+                 ? launch_shape<Key, R + 1, true>(keys, n, last.distance_log2, less, stream)
+                 : launch_shape<Key, R + 1, false>(keys, n, last.distance_log2, less, stream))
+          : void()),
+     ...);
+  };
+  pick(std::make_integer_sequence<unsigned, T::gather_steps_max>{});
 }
 
 }  // namespace bitonic::kernels::optimized_gather

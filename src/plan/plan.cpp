@@ -32,7 +32,7 @@ std::vector<pass> local_and_global_passes(unsigned k, unsigned local_log2, pass_
 // wide steps in as few gather passes as possible (split evenly) and its tail in one tile pass.
 std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
-  const unsigned per_pass = tuning::optimized<4>::gather_steps_max;
+  const unsigned per_pass = tuning::optimized_gather_steps_max(key_bytes);
   std::vector<pass> passes;
   if (k == 0) return passes;
   passes.push_back(

@@ -59,12 +59,24 @@ struct optimized {
   static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
   static_assert(keys_per_thread == (1u << keys_per_thread_log2), "keys_per_thread_log2");
 
-  static constexpr unsigned gather_threads = 512;
+  // The gather and tail kernels: exchange_threads threads hold 2^exchange_keys_log2 keys each in
+  // registers and swap them through shared memory between groups of steps, a tile's worth of
+  // keys (64 KiB) per block. Loads and stores move whole 128-byte segments of segment_keys keys.
+  static constexpr unsigned exchange_threads = 512;
+  static constexpr unsigned exchange_min_blocks = 2;  // caps registers at 64
+  static constexpr unsigned exchange_keys_log2 = KeyBytes == 4 ? 5 : 4;
+  static_assert((exchange_threads << exchange_keys_log2) == tile_keys,
+                "a gather or tail block holds one tile of keys");
   static constexpr unsigned segment_keys = 128 / KeyBytes;
   static constexpr unsigned segment_log2 = KeyBytes == 4 ? 5 : 4;
-  static constexpr unsigned gather_steps_max = 8;
-  static constexpr unsigned gather_keys = (2u << gather_steps_max) * segment_keys;
   static_assert(segment_keys == (1u << segment_log2), "segment_log2 must match");
+  static_assert(segment_keys <= 32, "a segment is read by lanes of one warp");
+  // A gather pass keeps a column segment and its mirror plus the pass's rows: the top rows in
+  // registers first, then (after one exchange) the rest, so at most 2 * exchange_keys_log2 - 2
+  // steps, and the rows times two segments must fit the block.
+  static constexpr unsigned gather_steps_max =
+      2 * exchange_keys_log2 - 2 < tile_log2 - segment_log2 - 1 ? 2 * exchange_keys_log2 - 2
+                                                                : tile_log2 - segment_log2 - 1;
   static_assert(tile_log2 >= segment_log2 + 1, "global steps must be wider than two segments");
 
   //! Shared memory is padded by one key per 128 bytes so that a thread reading its own
@@ -73,7 +85,7 @@ struct optimized {
     return i + (i >> segment_log2);
   }
   static constexpr std::size_t tile_smem_bytes = std::size_t{padded(tile_keys)} * KeyBytes;
-  static constexpr std::size_t gather_smem_bytes = std::size_t{gather_keys} * KeyBytes;
+  static constexpr std::size_t gather_smem_bytes = std::size_t{tile_keys} * KeyBytes;
 };
 
 //! The largest n a plan accepts: index math must not overflow 64 bits.
@@ -88,7 +100,9 @@ constexpr unsigned shared_tile_log2(std::size_t key_bytes) {
 constexpr unsigned optimized_tile_log2(std::size_t key_bytes) {
   return key_bytes == 4 ? optimized<4>::tile_log2 : optimized<8>::tile_log2;
 }
-static_assert(optimized<4>::gather_steps_max == optimized<8>::gather_steps_max,
-              "the plan assumes one gather depth for every key size");
+//! optimized<KeyBytes>::gather_steps_max for a key size known only at run time.
+constexpr unsigned optimized_gather_steps_max(std::size_t key_bytes) {
+  return key_bytes == 4 ? optimized<4>::gather_steps_max : optimized<8>::gather_steps_max;
+}
 
 }  // namespace bitonic::tuning

@@ -79,7 +79,7 @@ unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
           return fail() << where << "gather pass in " << to_string(algo);
         const unsigned tile_log2 = kernel_span_log2(pass_kind::register_tile, key_bytes);
         if (ps.first.stage != ps.last.stage) return fail() << where << "gather spans stages";
-        if (ps.steps() > tuning::optimized<4>::gather_steps_max) {
+        if (ps.steps() > tuning::optimized_gather_steps_max(key_bytes)) {
           return fail() << where << "gathers " << ps.steps() << " steps, more than the kernel's";
         }
         if (ps.last.distance_log2 < tile_log2) {

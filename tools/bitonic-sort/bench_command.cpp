@@ -27,6 +27,12 @@ int bench_command(std::span<const std::string_view> args) {
          cfg.log2_first = r.first;
          cfg.log2_last = r.last;
        }},
+      {"--n",
+       [&](std::string_view v) {
+         for (std::string_view n : split_list("--n", v)) {
+           cfg.sizes.push_back(std::size_t(parse_uint("--n", n, 1, std::size_t{1} << max_log2n)));
+         }
+       }},
       {"--algo",
        [&](std::string_view v) {
          for (std::string_view name : split_list("--algo", v)) {

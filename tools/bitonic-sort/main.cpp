@@ -49,6 +49,7 @@ commands:
   bench   time the variants and their peers side by side on the GPU; every result is
           checked against std::sort
             --log2n A[:B]   sizes 2^A .. 2^B (default 20:27)
+            --n N[,N...]    these sizes instead (any n, e.g. 100000000)
             --algo NAMES    comma list, may be repeated (default: all of them):
                             )" +
          algos + R"(

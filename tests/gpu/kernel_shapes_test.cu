@@ -1,0 +1,95 @@
+// The optimized path's gather and tail kernels, one pass at a time, against the CPU executor
+// running the same comparators: every gather shape (steps per pass 1..gather_steps_max, starting
+// with a stage's flip or not) and the tail, for 4- and 8-byte keys, on row blocks that are full
+// and on a last one that is cut short by n. Sorting through the public API reaches the deep
+// shapes only past 2^25 keys; here each shape runs on a few row blocks. The steps need no sorted
+// input: any keys through the same comparators give the same result.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "bitonic/key_order.hpp"
+#include "common_test.hpp"
+#include "cpu/execute.hpp"
+#include "device_memory.hpp"
+#include "kernels/optimized_gather.cuh"
+#include "kernels/optimized_tail.cuh"
+#include "plan/tuning.hpp"
+
+namespace bitonic::test {
+namespace {
+
+using network::index_t;
+using network::step;
+
+template <class Key, class Less, class Launch>
+void expect_pass_matches_cpu(std::size_t n, step first, step last, Launch launch,
+                             const char* what) {
+  const std::uint64_t seed = case_seed(n, distribution::uniform) + first.ordinal();
+  const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
+  device_array<Key> keys(n);
+  keys.upload(input);
+  launch(keys.get(), index_t{n}, first, last, Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaGetLastError());
+  std::vector<Key> expected = input;
+  cpu::run_steps(expected.data(), n, first, last, 0, Less{});
+  EXPECT_TRUE(keys.download() == expected)
+      << what << " " << tools::type_name<Key>() << " n=" << n << " steps (" << first.stage << ','
+      << first.distance_log2 << ")..(" << last.stage << ',' << last.distance_log2
+      << ") seed=" << seed;
+}
+
+template <class Key, class Less>
+void expect_gather_shapes(unsigned max_rows) {
+  using T = tuning::optimized<sizeof(Key)>;
+  const unsigned lo = T::tile_log2;
+  for (unsigned rows = 1; rows <= max_rows; ++rows) {
+    const unsigned hi = lo + rows - 1;
+    const std::size_t row_block = std::size_t{1} << (hi + 1);
+    for (const bool flip : {true, false}) {
+      const unsigned stage = flip ? hi + 1 : hi + 2;
+      for (const std::size_t n : {2 * row_block, row_block + row_block / 3 + 77}) {
+        expect_pass_matches_cpu<Key, Less>(
+            n, step{stage, hi}, step{stage, lo},
+            [](auto... args) { kernels::optimized_gather::launch(args...); }, "gather");
+      }
+    }
+  }
+}
+
+template <class Key, class Less>
+void expect_tail() {
+  using T = tuning::optimized<sizeof(Key)>;
+  const unsigned stage = T::tile_log2 + 3;
+  for (const std::size_t n : {std::size_t{8} * T::tile_keys, std::size_t{5} * T::tile_keys + 123}) {
+    expect_pass_matches_cpu<Key, Less>(
+        n, step{stage, T::tile_log2 - 1}, step{stage, 0},
+        [](auto... args) { kernels::optimized_tail::launch(args...); }, "tail");
+  }
+}
+
+TEST(KernelShapes, GatherFourByteKeys) {
+  expect_gather_shapes<std::int32_t, ascending_less>(tuning::optimized<4>::gather_steps_max);
+}
+TEST(KernelShapes, GatherEightByteKeys) {
+  expect_gather_shapes<double, descending_less>(tuning::optimized<8>::gather_steps_max);
+}
+TEST(KernelShapes, TailFourByteKeys) {
+  expect_tail<std::int32_t, ascending_less>();
+}
+TEST(KernelShapes, TailEightByteKeys) {
+  expect_tail<double, descending_less>();
+}
+
+// Small enough for compute-sanitizer (scripts/gpu-check runs the Sanitize* tests under it): both
+// rounds of the gather kernel, with and without a flip, full and cut row blocks, and the tail.
+TEST(SanitizeKernelShapes, SmallGathersAndTails) {
+  expect_gather_shapes<std::int32_t, ascending_less>(5);
+  expect_gather_shapes<double, descending_less>(4);
+  expect_tail<std::int32_t, ascending_less>();
+  expect_tail<double, descending_less>();
+}
+
+}  // namespace
+}  // namespace bitonic::test
