@@ -1,10 +1,7 @@
 // optimized, the tail of a long stage: its steps j = tile_log2-1..0 (no flip), on each tile of
-// 2^tile_log2 consecutive keys, in one pass. Every step runs on registers: a thread holds
-// 2^exchange_keys_log2 keys whose tile indices differ only in a field of that many bits, so a step
-// on a bit of the field is a register compare-exchange. The field starts at the top bits (the
-// tile is loaded straight from global memory, lanes reading consecutive keys) and moves down
-// through shared memory: three exchanges for the fourteen steps of a 4-byte tile, where the
-// first-pass tile kernel pays a shared-memory round trip per long step and shuffles for the rest.
+// 2^tile_log2 consecutive keys, in one pass. Every step runs on registers (tile_registers.cuh):
+// three exchanges through shared memory for the fourteen steps of a 4-byte tile, where a V2-style
+// tile pays a shared-memory round trip and a barrier per step.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,7 +11,7 @@
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
-#include "kernels/register_network.cuh"
+#include "kernels/tile_registers.cuh"
 #include "plan/tuning.hpp"
 
 namespace bitonic::kernels::optimized_tail {
@@ -24,84 +21,16 @@ using network::index_t;
 template <class Key>
 using tune = tuning::optimized<sizeof(Key)>;
 
-//! The register field of the round that starts with step `Top`: its top bit is Top.
-template <unsigned Top, unsigned Log2K>
-constexpr unsigned field_base = Top + 1 >= Log2K ? Top + 1 - Log2K : 0;
-
-//! One tile's keys in registers, as ordered words, and what the rounds need to move them.
-template <bool Full, class Key>
-struct tile_registers {
-  using T = tune<Key>;
-  using word_type = typename ordered_word<Key>::type;
-  static constexpr unsigned log_k = T::exchange_keys_log2, K = 1u << log_k;
-
-  word_type r[K];
-  word_type* smem;
-  unsigned t;
-  unsigned tile_n;  //!< keys of this tile below n (tile_keys when Full)
-
-  //! Tile index of register m: a per-thread part plus a constant (the two have no common bit).
-  template <unsigned Base>
-  __device__ unsigned local(unsigned m) const {
-    return spread_index<log_k, Base>(t, 0) + (m << Base);
-  }
-  template <unsigned Base>
-  __device__ unsigned valid() const {
-    if constexpr (Full) return all_valid;
-    return valid_registers<log_k>(tile_n, [&](unsigned m) { return local<Base>(m); });
-  }
-  //! Moves the keys from register field From to field To through shared memory.
-  template <unsigned From, unsigned To>
-  __device__ void exchange() {
-    // padded() of a sum of numbers without common bits is the sum of their padded()s, so each
-    // access is one base register plus a constant offset.
-    word_type* from = smem + T::padded(local<From>(0));
-    word_type* to = smem + T::padded(local<To>(0));
-    __syncthreads();  // every thread has read the previous exchange (or tile)
-#pragma unroll
-    for (unsigned m = 0; m < K; ++m)
-      from[T::padded(m << From)] = r[m];
-    __syncthreads();
-#pragma unroll
-    for (unsigned m = 0; m < K; ++m)
-      r[m] = to[T::padded(m << To)];
-  }
-
-  //! Steps Top..0, the registers holding field From on entry; returns with field 0 or higher.
-  template <unsigned Top, unsigned From, class Less>
-  __device__ void rounds(Less less) {
-    constexpr unsigned base = field_base<Top, log_k>;
-    if constexpr (base != From) exchange<From, base>();
-    register_steps_down<int(Top - base), 0>(r, valid<base>(), less);
-    if constexpr (base > 0) {
-      rounds<base - 1, base>(less);
-    } else {
-      exchange<base, T::tile_log2 - log_k>();
-    }
-  }
-};
-
 template <bool Full, class Key, class Less>
 __device__ void run_tile(Key* keys, typename ordered_word<Key>::type* smem, index_t tile_base,
                          index_t n, Less less) {
-  using word = ordered_word<Key>;
   using T = tune<Key>;
-  constexpr unsigned io_base = T::tile_log2 - T::exchange_keys_log2;  // lanes on consecutive keys
-  tile_registers<Full, Key> tile{
-      {}, smem, opaque(threadIdx.x), Full ? T::tile_keys : unsigned(n - tile_base)};
-  Key* tile_keys = keys + tile_base;
-  unsigned valid = tile.template valid<io_base>();
-#pragma unroll
-  for (unsigned m = 0; m < tile.K; ++m) {
-    if ((valid >> m) & 1u) tile.r[m] = word::encode(tile_keys[tile.template local<io_base>(m)]);
-  }
-  tile.template rounds<T::tile_log2 - 1, io_base>(less);
-  tile.t = opaque(tile.t);  // recompute the store addresses instead of keeping the loads'
-  valid = tile.template valid<io_base>();
-#pragma unroll
-  for (unsigned m = 0; m < tile.K; ++m) {
-    if ((valid >> m) & 1u) tile_keys[tile.template local<io_base>(m)] = word::decode(tile.r[m]);
-  }
+  using tile_type = tile_registers<Full, Key>;
+  tile_type tile{{}, smem, opaque(threadIdx.x), Full ? T::tile_keys : unsigned(n - tile_base)};
+  tile.load(keys + tile_base);
+  tile.template rounds<T::tile_log2 - 1, tile_type::io_base>(less);
+  tile.template exchange<0, tile_type::io_base>();
+  tile.store(keys + tile_base);
   __syncthreads();  // the next tile reuses the shared memory
 }
 

@@ -214,6 +214,24 @@ TEST_F(Cli, VerifyCatchesUnsortedAndAlteredFiles) {
             1);
 }
 
+// Past 2^26 keys verify --ref compares multiset fingerprints instead of sorting both files.
+TEST_F(Cli, VerifyComparesLargeFilesByFingerprint) {
+  const std::string n = std::to_string((std::size_t{1} << 26) + 1);
+  expect_success({"gen", "--out", path("a.bin"), "--n", n, "--type", "i32", "--dist", "sorted"});
+  const run_result same =
+      run({"verify", "--in", path("a.bin"), "--ref", path("a.bin"), "--type", "i32"});
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_NE(same.out.find("(multiset fingerprint"), std::string::npos) << same.out;
+
+  std::string altered = read_file(path("a.bin"));
+  altered.replace(altered.size() - 4, 4, "\xff\xff\xff\x7f");  // the largest i32: still sorted
+  write_file(path("b.bin"), altered);
+  const run_result different =
+      run({"verify", "--in", path("b.bin"), "--ref", path("a.bin"), "--type", "i32"});
+  EXPECT_EQ(different.exit_code, 1) << different.out;
+  EXPECT_NE(different.out.find("multiset fingerprints differ"), std::string::npos) << different.out;
+}
+
 TEST_F(Cli, SortRejectsBadInputsAndLeavesNothingBehind) {
   const std::string dict_tail = "'fortran_order': False, 'shape': (5,)}";
   write_file(path("keys.npy"), npy_with("{'descr': '<i4', " + dict_tail));

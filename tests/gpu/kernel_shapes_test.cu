@@ -1,9 +1,9 @@
 // The optimized path's gather and tail kernels, one pass at a time, against the CPU executor
 // running the same comparators: every gather shape (steps per pass 1..gather_steps_max, starting
-// with a stage's flip or not) and the tail, for 4- and 8-byte keys, on row blocks that are full
-// and on a last one that is cut short by n. Sorting through the public API reaches the deep
-// shapes only past 2^25 keys; here each shape runs on a few row blocks. The steps need no sorted
-// input: any keys through the same comparators give the same result.
+// with a stage's flip or not) and the tail, for 4- and 8-byte keys, on row blocks (tiles) that
+// are full and on a last one that is cut short by n. Sorting through the
+// public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
+// The steps need no sorted input: any keys through the same comparators give the same result.
 #include <gtest/gtest.h>
 
 #include <cstdint>

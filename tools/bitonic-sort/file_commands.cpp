@@ -2,13 +2,16 @@
 // sorted with bitonic::sort_host, generated from the test distributions, checked. Outputs are
 // written in full or not at all; inputs are only ever read.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "args.hpp"
@@ -67,6 +70,44 @@ std::string format_key(Key key) {
   return std::string(text, std::to_chars(text, text + sizeof text, key).ptr);
 }
 
+//! Above this many keys, verify --ref compares multiset fingerprints instead of sorting both
+//! arrays by their bits (two single-threaded sorts of 2^31 keys take minutes).
+constexpr std::size_t exact_check_max_keys = std::size_t{1} << 26;
+
+//! An order-independent fingerprint of the keys' bits: two sums of differently seeded 64-bit
+//! mixes (splitmix64's finaliser), on all hardware threads. Arrays holding the same multiset
+//! agree; a lost, duplicated or changed key changes both sums but with probability ~2^-128.
+template <class Key>
+std::array<std::uint64_t, 2> multiset_fingerprint(std::span<const Key> keys) {
+  const auto mix = [](std::uint64_t x) {
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::array<std::uint64_t, 2>> sums(threads, {0, 0});
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      std::array<std::uint64_t, 2> s{0, 0};
+      for (std::size_t i = keys.size() * t / threads; i < keys.size() * (t + 1) / threads; ++i) {
+        const std::uint64_t bits = tools::key_bits(keys[i]);
+        s[0] += mix(bits + 0x9e3779b97f4a7c15ull);
+        s[1] += mix(bits ^ 0xd1b54a32d192ed03ull);
+      }
+      sums[t] = s;
+    });
+  }
+  for (std::thread& w : workers)
+    w.join();
+  std::array<std::uint64_t, 2> total{0, 0};
+  for (const auto& s : sums) {
+    total[0] += s[0];
+    total[1] += s[1];
+  }
+  return total;
+}
+
 //! The verdict of verify for one key type: sorted in `direction` and, with a reference, the same
 //! keys bit for bit. Prints one line; returns the exit code.
 template <class Key>
@@ -90,10 +131,25 @@ int verify_keys(const tools::array_file& in_file, const tools::array_file* ref_f
                 tools::type_name<Key>().data());
     return 0;
   }
-  // The same multiset bit for bit (-0.0 is not +0.0 here, NaN payloads count): sorted by their
-  // bits, the two arrays must be identical.
   const tools::key_array<Key> ref = tools::read_keys<Key>(*ref_file);
   const std::span<Key> ref_keys = ref.span();
+  if (keys.size() > exact_check_max_keys) {
+    if (multiset_fingerprint<Key>(keys) != multiset_fingerprint<Key>(ref_keys)) {
+      std::printf(
+          "%s: sorted (%s), but its keys differ from those of %s (multiset fingerprints "
+          "differ)\n",
+          name, to_string(direction).data(), ref_file->path.c_str());
+      return 1;
+    }
+    std::printf(
+        "%s: sorted (%s), the same %zu %s keys as %s (multiset fingerprint: two 64-bit "
+        "order-independent hashes; exact check up to %zu keys)\n",
+        name, to_string(direction).data(), keys.size(), tools::type_name<Key>().data(),
+        ref_file->path.c_str(), exact_check_max_keys);
+    return 0;
+  }
+  // The same multiset bit for bit (-0.0 is not +0.0 here, NaN payloads count): sorted by their
+  // bits, the two arrays must be identical.
   const auto by_bits = [](Key a, Key b) { return tools::key_bits(a) < tools::key_bits(b); };
   std::sort(keys.begin(), keys.end(), by_bits);
   std::sort(ref_keys.begin(), ref_keys.end(), by_bits);
