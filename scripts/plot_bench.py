@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Plots a CSV written by `bitonic-sort bench --csv FILE`.
 
-usage: plot_bench.py CSV OUTDIR
+usage: plot_bench.py [--skip ALGORITHM]... CSV [CSV...] OUTDIR
 
-For every key type in the CSV, writes OUTDIR/keys_per_s_<type>.png (keys/s, device-resident, over
-n) and OUTDIR/internal_ms_<type>.png (device-resident time over n). When the CSV holds the same
-(device, key type, algorithm, n) more than once (CSVs joined by hand), the last row wins.
+For every key type in the CSVs, writes OUTDIR/keys_per_s_<type>.png (keys/s, device-resident, over
+n) and OUTDIR/internal_ms_<type>.png (device-resident time over n). When the CSVs hold the same
+(device, key type, algorithm, n) more than once, the last row wins: a later, partial run replaces
+those points of an earlier full one. --skip leaves an algorithm out (e.g. automatic, which draws
+over the variant it picks).
 """
 
 import argparse
@@ -66,10 +68,16 @@ def plot(plt, key_type, series, column, ylabel, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Plot a bitonic-sort bench CSV.")
-    parser.add_argument("csv", help="CSV written by bitonic-sort bench --csv")
-    parser.add_argument("outdir", help="folder for the PNG files (created if missing)")
+    parser = argparse.ArgumentParser(description="Plot bitonic-sort bench CSVs.")
+    parser.add_argument("paths", nargs="+", metavar="CSV... OUTDIR",
+                        help="CSVs written by bitonic-sort bench --csv, then the folder for the "
+                             "PNG files (created if missing)")
+    parser.add_argument("--skip", action="append", default=[], metavar="ALGORITHM",
+                        help="leave this algorithm out (may be repeated)")
     args = parser.parse_args()
+    if len(args.paths) < 2:
+        parser.error("needs at least one CSV and the output folder")
+    *csvs, outdir = args.paths
     try:
         import matplotlib
 
@@ -78,15 +86,15 @@ def main():
     except ImportError:
         sys.exit("plot_bench.py: matplotlib is not installed (python3 -m pip install matplotlib)")
 
-    rows = read_rows(args.csv)
+    rows = [r for path in csvs for r in read_rows(path) if r["algorithm"] not in args.skip]
     if not rows:
-        sys.exit(f"plot_bench.py: {args.csv} holds no rows")
-    os.makedirs(args.outdir, exist_ok=True)
+        sys.exit(f"plot_bench.py: {', '.join(csvs)} hold no rows to plot")
+    os.makedirs(outdir, exist_ok=True)
     for key_type, series in sorted(series_by_type(rows).items()):
         plot(plt, key_type, series, "keys_per_s", "keys/s (internal)",
-             os.path.join(args.outdir, f"keys_per_s_{key_type}.png"))
+             os.path.join(outdir, f"keys_per_s_{key_type}.png"))
         plot(plt, key_type, series, "internal_ms", "internal time (ms)",
-             os.path.join(args.outdir, f"internal_ms_{key_type}.png"))
+             os.path.join(outdir, f"internal_ms_{key_type}.png"))
 
 
 if __name__ == "__main__":
