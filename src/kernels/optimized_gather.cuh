@@ -9,7 +9,7 @@
 // segments in registers, so the flip and the following steps are register compare-exchanges;
 // one exchange through shared memory then gives each thread the remaining rows. Every global load
 // and store is a warp moving whole segments; shared memory is touched once per key (the
-// first version ran every step through it and was 1.4-6x slower, docs/PERFORMANCE.md).
+// first version ran every step through it and was 1.6-11x slower, docs/PERFORMANCE.md).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -39,11 +39,10 @@ struct block_merge {
   static constexpr unsigned block_threads = 256;
 };
 
-//! The optimized path. Its tile kernel keeps keys_per_thread consecutive keys per thread in
-//! registers: steps within a thread run on registers, steps within a warp by shuffles, longer
-//! ones through a padded shared-memory tile of 64 KiB (opt-in shared memory).
-//! Its gather kernel runs up to gather_steps_max global steps per pass on a block of
-//! 2^(gather_steps_max+1) segments of segment_keys keys (128 bytes, coalesced), also 64 KiB.
+//! The optimized path. Its first-pass tile kernel keeps keys_per_thread consecutive keys per
+//! thread in registers: steps within a thread run on registers, steps within a warp by shuffles,
+//! longer ones through a padded shared-memory tile of 64 KiB (opt-in shared memory). Its gather
+//! and tail kernels hold a tile's worth of keys per block too, 2^exchange_keys_log2 a thread.
 template <std::size_t KeyBytes>
 struct optimized {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");

@@ -312,6 +312,13 @@ TEST_F(Cli, GenAndVerifyRejectBadArguments) {
   expect_failure({"verify", "--in", path("a.bin")}, 2, "--type is required for the raw file");
 }
 
+// Checked before bench looks for a GPU, so these run everywhere.
+TEST_F(Cli, BenchRejectsBadSizes) {
+  expect_failure({"bench", "--n", "0"}, 2, "--n: '0' is not a whole number in 1..");
+  expect_failure({"bench", "--n", "1e8"}, 2, "--n: '1e8' is not a whole number");
+  expect_failure({"bench", "--n", "100,"}, 2, "--n");
+}
+
 TEST_F(Cli, FullDiskLeavesNoPartialOutput) {
   // A file size limit makes files past 32-64 KiB fail (ulimit -f counts 512- or 1024-byte blocks)
   // as a full disk does, at once, when the output is reserved; with SIGXFSZ ignored the call
