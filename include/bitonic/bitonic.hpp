@@ -80,7 +80,8 @@ void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt = {});
 //! (synchronous). With a GPU the keys stream through a few pinned staging buffers to the device
 //! and back, overlapping host copies, transfers and the sort; data larger than
 //! opt.max_device_bytes (or the device's free memory) is sorted in device-sized runs that are then
-//! merged. Without a GPU it runs sort_on_cpu. Throws bitonic::error on a null pointer with n > 0,
+//! merged. Its kernels run on opt.stream after the work already there, its copies on an internal
+//! stream. Without a GPU it runs sort_on_cpu. Throws bitonic::error on a null pointer with n > 0,
 //! a failing CUDA call or a failed allocation: errors found before the first sorted key is copied
 //! back (arguments, allocations) leave the keys untouched; after that their order is unspecified.
 //! Not stable. Complexity as for `sort`, plus O(n) transfers (and O(n log runs) merge work out of
