@@ -208,18 +208,17 @@ int run(const config& given) {
   std::unique_ptr<csv_writer> csv;
   if (!cfg.csv_path.empty()) csv = std::make_unique<csv_writer>(cfg.csv_path);
 
+  std::vector<std::size_t> sizes = cfg.sizes;
+  if (sizes.empty()) {
+    for (unsigned log2n = cfg.log2_first; log2n <= cfg.log2_last; ++log2n)
+      sizes.push_back(std::size_t{1} << log2n);
+  }
   std::size_t failures = 0;
   for (std::string_view type : cfg.key_types) {
     const bool known = tools::with_key_type(type, [&](auto key) {
       type_run<decltype(key)> runner(cfg, device, date, csv.get());
-      if (!cfg.sizes.empty()) {
-        for (const std::size_t n : cfg.sizes) {
-          if (!runner.size(n)) ++failures;
-        }
-      } else {
-        for (unsigned log2n = cfg.log2_first; log2n <= cfg.log2_last; ++log2n) {
-          if (!runner.size(std::size_t{1} << log2n)) ++failures;
-        }
+      for (const std::size_t n : sizes) {
+        if (!runner.size(n)) ++failures;
       }
     });
     if (!known) throw std::invalid_argument("unknown key type " + std::string(type));

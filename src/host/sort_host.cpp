@@ -41,9 +41,7 @@ class transfer {
   //! compute stream already waits for them); afterwards `compute` waits for all of them.
   template <class OnChunk>
   void upload(Key* d, const Key* h, std::size_t n, OnChunk on_chunk) {
-    // d may have just been allocated on `compute` (stream-ordered): the copies come after that.
-    BITONIC_CUDA_CHECK(cudaEventRecord(ring_.handoff(), compute_));
-    BITONIC_CUDA_CHECK(cudaStreamWaitEvent(ring_.copy_stream(), ring_.handoff()));
+    copies_follow_compute();  // d may have just been allocated on `compute` (stream-ordered)
     for (std::size_t c = 0; c < chunk_count(n); ++c) {
       const chunk ch = chunk_at(c, n);
       const cudaEvent_t landed = ring_.event(ch.buffer);
@@ -62,8 +60,7 @@ class transfer {
 
   //! Copies d[0, n) to h once the work enqueued on `compute` is done; returns when h holds them.
   void download(Key* h, const Key* d, std::size_t n) {
-    BITONIC_CUDA_CHECK(cudaEventRecord(ring_.handoff(), compute_));
-    BITONIC_CUDA_CHECK(cudaStreamWaitEvent(ring_.copy_stream(), ring_.handoff()));
+    copies_follow_compute();
     const std::size_t chunks = chunk_count(n);
     const auto enqueue = [&](std::size_t c) {
       const chunk ch = chunk_at(c, n);
@@ -91,6 +88,12 @@ class transfer {
   static_assert((chunk_keys & (chunk_keys - 1)) == 0, "chunks must be blocks of the network");
 
  private:
+  //! Copies enqueued from now on start after the work enqueued on `compute` so far.
+  void copies_follow_compute() {
+    BITONIC_CUDA_CHECK(cudaEventRecord(ring_.handoff(), compute_));
+    BITONIC_CUDA_CHECK(cudaStreamWaitEvent(ring_.copy_stream(), ring_.handoff()));
+  }
+
   //! Chunk c of a transfer of n keys: the staging buffer it passes through and its key range.
   struct chunk {
     unsigned buffer;
