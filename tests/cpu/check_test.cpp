@@ -2,6 +2,7 @@
 // has to catch a misplaced, lost or altered key, and a plan with a pass missing must not sort.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -45,6 +46,26 @@ TEST(Checks, AcceptEquivalentKeysInAnyOrder) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(matches_reference(std::vector<float>{0.0f, -0.0f, -nan, nan},
                                 std::vector<float>{-0.0f, 0.0f, nan, -nan}));
+}
+
+// The reference itself: the threaded std::sort must order like one std::sort, on an odd size
+// past its threshold, with NaNs, signed zeros and many equal keys.
+TEST(Checks, ParallelReferenceOrdersLikeStdSort) {
+  constexpr std::size_t n = (std::size_t{1} << 21) + 3;
+  for (const auto dist : {tools::distribution::nan, tools::distribution::few}) {
+    const std::uint64_t seed = test::case_seed(n, dist);
+    SCOPED_TRACE(testing::Message() << tools::to_string(dist) << " seed " << seed);
+    const std::vector<float> input = tools::generate<float>(n, dist, seed);
+    for (const order direction : {order::ascending, order::descending}) {
+      std::vector<float> expected = input;
+      if (direction == order::ascending) {
+        std::sort(expected.begin(), expected.end(), ascending_less{});
+      } else {
+        std::sort(expected.begin(), expected.end(), descending_less{});
+      }
+      EXPECT_TRUE(matches_reference(tools::reference_sort(input, direction), expected));
+    }
+  }
 }
 
 // A plan that lacks its last pass must leave the keys unsorted, and the check must say so:
