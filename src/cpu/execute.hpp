@@ -83,23 +83,24 @@ void execute(const plan::plan& p, Key* keys, Less less) {
   std::vector<Key> scratch(p.needs_scratch ? p.n : 0);
   Key* data = keys;
   Key* other = scratch.data();
-  for (const plan::pass& ps : p.passes) {
-    switch (ps.kind) {
-      case plan::pass_kind::global_step:
-      case plan::pass_kind::gather_steps:
-        run_steps(data, p.n, ps.first, ps.last, 0, less);
-        break;
-      case plan::pass_kind::block_steps:
-      case plan::pass_kind::tile_steps:
-      case plan::pass_kind::register_tile:
-        run_steps(data, p.n, ps.first, ps.last, ps.span_log2, less);
-        break;
-      case plan::pass_kind::merge_runs:
-        merge_runs(data, other, p.n, ps.run_log2, less);
-        std::swap(data, other);
-        break;
-    }
-  }
+  plan::for_each_pass(p,
+                      [&](const plan::pass& ps, network::index_t offset, network::index_t count) {
+                        switch (ps.kind) {
+                          case plan::pass_kind::global_step:
+                          case plan::pass_kind::gather_steps:
+                            run_steps(data + offset, count, ps.first, ps.last, 0, less);
+                            break;
+                          case plan::pass_kind::block_steps:
+                          case plan::pass_kind::tile_steps:
+                          case plan::pass_kind::register_tile:
+                            run_steps(data + offset, count, ps.first, ps.last, ps.span_log2, less);
+                            break;
+                          case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
+                            merge_runs(data, other, p.n, ps.run_log2, less);
+                            std::swap(data, other);
+                            break;
+                        }
+                      });
   if (data != keys) std::copy(data, data + p.n, keys);
 }
 

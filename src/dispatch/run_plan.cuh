@@ -1,4 +1,5 @@
-// GPU executor of a plan: one launch per pass, all on the caller's stream, no synchronisation.
+// GPU executor of a plan: one launch per pass (per block for blocked passes), all on the caller's
+// stream, no synchronisation.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,33 +23,34 @@ template <class Key, class Less>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t stream) {
   Key* data = keys;
   Key* other = scratch;
-  for (const plan::pass& ps : p.passes) {
+  plan::for_each_pass(p, [&](const plan::pass& ps, std::size_t offset, std::size_t count) {
+    Key* const at = data + offset;
     switch (ps.kind) {
       case plan::pass_kind::global_step:
-        kernels::launch_global_step(data, p.n, ps.first, less, stream);
+        kernels::launch_global_step(at, count, ps.first, less, stream);
         break;
       case plan::pass_kind::block_steps:
-        kernels::launch_fused_steps(data, p.n, ps.first, ps.last, less, stream);
+        kernels::launch_fused_steps(at, count, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::tile_steps:
-        kernels::launch_tile_steps(data, p.n, ps.first, ps.last, less, stream);
+        kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::register_tile:
         if (kernels::optimized_tail::runs<Key>(ps.first, ps.last)) {
-          kernels::optimized_tail::launch(data, p.n, ps.first, ps.last, less, stream);
+          kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
         } else {
-          kernels::optimized_tile::launch(data, p.n, ps.first, ps.last, less, stream);
+          kernels::optimized_tile::launch(at, count, ps.first, ps.last, less, stream);
         }
         break;
       case plan::pass_kind::gather_steps:
-        kernels::optimized_gather::launch(data, p.n, ps.first, ps.last, less, stream);
+        kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);
         break;
-      case plan::pass_kind::merge_runs:
+      case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
         kernels::launch_merge_runs(data, other, p.n, ps.run_log2, less, stream);
         std::swap(data, other);
         break;
     }
-  }
+  });
   if (data != keys) {
     BITONIC_CUDA_CHECK(
         cudaMemcpyAsync(keys, data, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "host/cuda_check.hpp"
 
@@ -99,17 +100,28 @@ void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes
   }
 }
 
-std::size_t shared_memory_per_block_optin() {
+namespace {
+//! cudaDeviceGetAttribute(attribute) of the current device, read once per device.
+std::size_t device_attribute(cudaDeviceAttr attribute) {
   int device = 0;
   BITONIC_CUDA_CHECK(cudaGetDevice(&device));
   static std::mutex mutex;
-  static std::map<int, std::size_t> known;
+  static std::map<std::pair<int, int>, std::size_t> known;
   const std::lock_guard lock(mutex);
-  if (const auto it = known.find(device); it != known.end()) return it->second;
-  int bytes = 0;
-  BITONIC_CUDA_CHECK(
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return known[device] = static_cast<std::size_t>(bytes);
+  const std::pair<int, int> key{device, int(attribute)};
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  int value = 0;
+  BITONIC_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return known[key] = static_cast<std::size_t>(value);
+}
+}  // namespace
+
+std::size_t shared_memory_per_block_optin() {
+  return device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+}
+
+std::size_t l2_cache_bytes() {
+  return device_attribute(cudaDevAttrL2CacheSize);
 }
 
 }  // namespace host

@@ -14,4 +14,7 @@ void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes
 //! Shared memory one block of the current device may opt in to, in bytes (cached per device).
 std::size_t shared_memory_per_block_optin();
 
+//! The current device's L2 cache size in bytes (read once per device).
+std::size_t l2_cache_bytes();
+
 }  // namespace bitonic::host

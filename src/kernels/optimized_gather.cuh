@@ -119,29 +119,47 @@ struct gather_shape {
   }
 };
 
+//! Calls fn(m, index of register m) for every register, a quarter of them at a time: each
+//! quarter's addresses are computed (from an opaque copy of the thread index) only after the
+//! previous quarter's memory accesses, so that 32 of them never live at once beside the keys.
+template <class Shape, class Round, class IndexOf, class Fn>
+__device__ __forceinline__ void by_quarters(Shape& shape, Round round, IndexOf index_of, Fn fn) {
+#pragma unroll
+  for (unsigned q = 0; q < 4; ++q) {
+    asm volatile("" : "+r"(shape.t) : : "memory");
+    const auto at = (shape.*round)();
+#pragma unroll
+    for (unsigned m = q * Shape::K / 4; m < (q + 1) * Shape::K / 4; ++m)
+      fn(m, index_of(shape, at, m));
+  }
+}
+
 //! Runs the pass's Rows steps on one group; registers hold ordered words.
 template <bool Full, unsigned Rows, bool Flip, class Key, class Less>
 __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, index_t n,
                           gather_shape<Key, Rows, Flip> shape, Less less) {
   using word = ordered_word<Key>;
   using S = gather_shape<Key, Rows, Flip>;
-  typename word::type r[S::K];
-  // Which keys exist, from addresses computed apart from the loads' (opaque), so that the
-  // compiler does not keep 32 addresses live from one to the other.
-  const auto keys_below_n = [&](const auto& round, const auto& index_of) {
-    if constexpr (Full) return all_valid;
-    shape.t = opaque(shape.t);
-    const auto at = (shape.*round)();
-    return valid_registers<S::log_k>(n, [&](unsigned m) { return index_of(at, m); });
+  const auto first_index = [](const S&, const auto& at, unsigned m) {
+    return S::first_index(at, m);
   };
-  unsigned valid =
-      keys_below_n(&S::first, [](const auto& at, unsigned m) { return S::first_index(at, m); });
-  shape.t = opaque(shape.t);
-  const auto f = shape.first();
-  const auto first_index = [&](unsigned m) { return S::first_index(f, m); };
+  const auto second_index = [](const S& sh, const auto& at, unsigned m) {
+    return sh.second_index(at, m);
+  };
+  typename word::type r[S::K];
+  unsigned valid = Full ? all_valid : 0;  // which registers hold a key (index < n)
+  if constexpr (Full) {                   // all 32 loads at once, in flight together
+    const auto f = shape.first();
 #pragma unroll
-  for (unsigned m = 0; m < S::K; ++m) {
-    if ((valid >> m) & 1u) r[m] = word::encode(keys[first_index(m)]);
+    for (unsigned m = 0; m < S::K; ++m)
+      r[m] = word::encode(keys[S::first_index(f, m)]);
+  } else {
+    by_quarters(shape, &S::first, first_index, [&](unsigned m, index_t i) {
+      if (i < n) {
+        r[m] = word::encode(keys[i]);
+        valid |= 1u << m;
+      }
+    });
   }
   // Row bit b of the pass is register bit b - x + 1 in the first round (bit 0 is mu).
   if constexpr (Flip) {
@@ -151,12 +169,9 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
     register_steps_down<int(S::high_rows), 1>(r, valid, less);
   }
   if constexpr (S::low_rows == 0) {
-    shape.t = opaque(shape.t);  // recompute the store addresses instead of keeping the loads'
-    const auto g = shape.first();
-#pragma unroll
-    for (unsigned m = 0; m < S::K; ++m) {
-      if ((valid >> m) & 1u) keys[S::first_index(g, m)] = word::decode(r[m]);
-    }
+    by_quarters(shape, &S::first, first_index, [&](unsigned m, index_t i) {
+      if (Full || i < n) keys[i] = word::decode(r[m]);
+    });
   } else {
 #pragma unroll
     for (unsigned m = 0; m < S::K; ++m)
@@ -165,16 +180,15 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
 #pragma unroll
     for (unsigned m = 0; m < S::K; ++m)
       r[m] = smem[shape.second_local(m)];
-    valid = keys_below_n(&S::second,
-                         [&](const auto& at, unsigned m) { return shape.second_index(at, m); });
-    shape.t = opaque(shape.t);
-    const auto s = shape.second();
-    const auto second_index = [&](unsigned m) { return shape.second_index(s, m); };
-    register_steps_down<int(S::low_rows) - 1, 0>(r, valid, less);  // row bit b: register bit b
-#pragma unroll
-    for (unsigned m = 0; m < S::K; ++m) {
-      if ((valid >> m) & 1u) keys[second_index(m)] = word::decode(r[m]);
+    if constexpr (!Full) {
+      valid = 0;
+      by_quarters(shape, &S::second, second_index,
+                  [&](unsigned m, index_t i) { valid |= unsigned(i < n) << m; });
     }
+    register_steps_down<int(S::low_rows) - 1, 0>(r, valid, less);  // row bit b: register bit b
+    by_quarters(shape, &S::second, second_index, [&](unsigned m, index_t i) {
+      if (Full || i < n) keys[i] = word::decode(r[m]);
+    });
     __syncthreads();  // the next group reuses the shared memory
   }
 }

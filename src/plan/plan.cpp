@@ -28,9 +28,27 @@ std::vector<pass> local_and_global_passes(unsigned k, unsigned local_log2, pass_
   return passes;
 }
 
+// Steps hi..lo of stage s in as few gather passes as possible, split evenly.
+void add_gathers(std::vector<pass>& passes, unsigned s, unsigned hi, unsigned lo,
+                 unsigned per_pass) {
+  unsigned left = hi + 1 - lo;
+  for (unsigned g = (left + per_pass - 1) / per_pass; g > 0; --g) {
+    const unsigned count = (left + g - 1) / g;  // sizes differ by one at most
+    passes.push_back({pass_kind::gather_steps, step{s, hi}, step{s, hi + 1 - count}});
+    hi -= count;
+    left -= count;
+  }
+}
+
+unsigned gathers_for(unsigned steps, unsigned per_pass) {
+  return (steps + per_pass - 1) / per_pass;
+}
+
 // The optimized path: whole tiles in registers and shared memory, then per longer stage its
-// wide steps in as few gather passes as possible (split evenly) and its tail in one tile pass.
-std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes) {
+// wide steps in as few gather passes as possible and its tail in one tile pass. With a cache
+// block of 2^block_log2 keys (0: none), a stage's wide steps split at the block's width when that
+// costs no extra pass, so that the passes below it stay inside blocks.
+std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned block_log2) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
   const unsigned per_pass = tuning::optimized_gather_steps_max(key_bytes);
   std::vector<pass> passes;
@@ -38,14 +56,15 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes) {
   passes.push_back(
       {pass_kind::register_tile, step{1, 0}, step{std::min(k, tile_log2), 0}, tile_log2});
   for (unsigned s = tile_log2 + 1; s <= k; ++s) {
-    const unsigned wide_steps = s - tile_log2;
-    const unsigned gathers = (wide_steps + per_pass - 1) / per_pass;
-    unsigned hi = s - 1, left = wide_steps;
-    for (unsigned g = gathers; g > 0; --g) {
-      const unsigned count = (left + g - 1) / g;  // even split: sizes differ by one at most
-      passes.push_back({pass_kind::gather_steps, step{s, hi}, step{s, hi + 1 - count}});
-      hi -= count;
-      left -= count;
+    const bool split =
+        block_log2 > tile_log2 && s > block_log2 &&
+        gathers_for(s - block_log2, per_pass) + gathers_for(block_log2 - tile_log2, per_pass) ==
+            gathers_for(s - tile_log2, per_pass);
+    if (split) {
+      add_gathers(passes, s, s - 1, block_log2, per_pass);
+      add_gathers(passes, s, block_log2 - 1, tile_log2, per_pass);
+    } else {
+      add_gathers(passes, s, s - 1, tile_log2, per_pass);
     }
     passes.push_back({pass_kind::register_tile, step{s, tile_log2 - 1}, step{s, 0}, tile_log2});
   }
@@ -53,6 +72,31 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes) {
 }
 
 }  // namespace
+
+unsigned pass::reach_log2() const {
+  return first.stage != last.stage ? last.stage : first.span_log2();
+}
+
+unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes) {
+  const std::size_t keys = cache_bytes / 4 * 3 / key_bytes;
+  return keys < 2 ? 0 : network::ceil_log2(keys + 1) - 1;
+}
+
+void block_passes(plan& p, std::size_t key_bytes, unsigned block_log2) {
+  p.blocked.clear();
+  if (p.algo != algorithm::optimized || p.log2_size <= block_log2 ||
+      block_log2 <= tuning::optimized_tile_log2(key_bytes)) {
+    return;
+  }
+  p.passes = optimized_passes(p.log2_size, key_bytes, block_log2);
+  for (std::size_t i = 0; i < p.passes.size();) {
+    std::size_t end = i;
+    while (end < p.passes.size() && p.passes[end].reach_log2() <= block_log2)
+      ++end;
+    if (end - i > 1) p.blocked.push_back({i, end - i, block_log2});
+    i = std::max(end, i + 1);
+  }
+}
 
 network::index_t pass::steps() const {
   return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
@@ -97,7 +141,7 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes) {
       break;
     }
     case algorithm::optimized:
-      p.passes = optimized_passes(k, key_bytes);
+      p.passes = optimized_passes(k, key_bytes, 0);
       break;
     case algorithm::automatic:
       throw error("bitonic: make_plan needs a concrete algorithm (resolve automatic first)");
@@ -137,6 +181,10 @@ std::string describe(const plan& p) {
       if (ps.span_log2 != 0) out << " span=2^" << ps.span_log2;
     }
     out << '\n';
+  }
+  for (const blocked_passes& b : p.blocked) {
+    out << "  passes " << b.first << ".." << b.first + b.count - 1
+        << " run block by block, blocks of 2^" << b.block_log2 << " keys\n";
   }
   return out.str();
 }

@@ -4,8 +4,10 @@
 // are full and on a last one that is cut short by n. Sorting through the
 // public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
 // The steps need no sorted input: any keys through the same comparators give the same result.
+// Also whole plans run block by block (plan::block_passes) with small blocks, against std::sort.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -13,8 +15,10 @@
 #include "common_test.hpp"
 #include "cpu/execute.hpp"
 #include "device_memory.hpp"
+#include "dispatch/run_plan.cuh"
 #include "kernels/optimized_gather.cuh"
 #include "kernels/optimized_tail.cuh"
+#include "plan/plan.hpp"
 #include "plan/tuning.hpp"
 
 namespace bitonic::test {
@@ -82,6 +86,34 @@ TEST(KernelShapes, TailEightByteKeys) {
   expect_tail<double, descending_less>();
 }
 
+// Blocked plans (plan::block_passes) on the GPU executor, with blocks of 2^16 keys so that small
+// inputs meet several blocks and runs of passes past the block: against std::sort.
+template <class Key, class Less>
+void expect_blocked_plan_sorts(std::size_t n) {
+  const std::uint64_t seed = case_seed(n, distribution::uniform);
+  const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
+  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key));
+  plan::block_passes(p, sizeof(Key), 16);
+  ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
+  device_array<Key> keys(n);
+  keys.upload(input);
+  dispatch::run_plan(p, keys.get(), static_cast<Key*>(nullptr), Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<Key> expected = input;
+  std::sort(expected.begin(), expected.end(), Less{});
+  EXPECT_TRUE(matches_reference(keys.download(), expected))
+      << "blocked plan " << tools::type_name<Key>() << " n=" << n << " seed=" << seed << "\n"
+      << plan::describe(p);
+}
+
+TEST(KernelShapes, BlockedPlans) {
+  for (const std::size_t n : {std::size_t{1} << 19, (std::size_t{1} << 20) + 12345}) {
+    expect_blocked_plan_sorts<std::int32_t, ascending_less>(n);
+    expect_blocked_plan_sorts<float, descending_less>(n);
+    expect_blocked_plan_sorts<std::uint64_t, ascending_less>(n);
+  }
+}
+
 // Small enough for compute-sanitizer (scripts/gpu-check runs the Sanitize* tests under it): both
 // rounds of the gather kernel, with and without a flip, full and cut row blocks, and the tail.
 TEST(SanitizeKernelShapes, SmallGathersAndTails) {
@@ -89,6 +121,7 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_gather_shapes<double, descending_less>(4);
   expect_tail<std::int32_t, ascending_less>();
   expect_tail<double, descending_less>();
+  expect_blocked_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 17) + 3);
 }
 
 }  // namespace

@@ -1,0 +1,113 @@
+// Blocked passes (plan::block_passes): runs of the optimized plan's passes that stay inside
+// cache-sized blocks run block by block. Checked here on the CPU executor, which runs the same
+// order as the GPU's: the blocked range is well formed, and the sort still matches std::sort,
+// with blocks small enough that every length below meets several of them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "api/options.hpp"
+#include "bitonic/key_order.hpp"
+#include "common_test.hpp"
+#include "cpu/execute.hpp"
+#include "plan/plan.hpp"
+#include "plan/tuning.hpp"
+
+namespace bitonic::test {
+namespace {
+
+using tools::distribution;
+
+TEST(BlockedPlan, BlocksFillThreeQuartersOfTheCache) {
+  constexpr std::size_t h100_l2 = std::size_t{50} << 20;  // what the H100 80GB reports
+  EXPECT_EQ(plan::cache_block_log2(h100_l2, 4), 23u);
+  EXPECT_EQ(plan::cache_block_log2(h100_l2, 8), 22u);
+  EXPECT_EQ(plan::cache_block_log2(std::size_t{4} << 20, 4), 19u);  // 3 MiB: 2^19 keys of 4 bytes
+  EXPECT_EQ(plan::cache_block_log2(0, 4), 0u);
+  plan::plan p = plan::make_plan(algorithm::optimized, std::size_t{1} << 20, 4);
+  plan::block_passes(p, 4, plan::cache_block_log2(0, 4));
+  EXPECT_TRUE(p.blocked.empty()) << "no cache, no blocks";
+}
+
+TEST(BlockedPlan, RunsStayInsideBlocksAndAddNoPass) {
+  for (const std::size_t key_bytes : {std::size_t{4}, std::size_t{8}}) {
+    for (unsigned k = 1; k <= 30; ++k) {
+      const std::size_t n = (std::size_t{1} << k) - (k % 3);
+      const std::size_t unblocked =
+          plan::make_plan(algorithm::optimized, n, key_bytes).passes.size();
+      for (const unsigned block_log2 : {15u, 18u, 22u}) {
+        plan::plan p = plan::make_plan(algorithm::optimized, n, key_bytes);
+        plan::block_passes(p, key_bytes, block_log2);
+        const std::string where = "n=" + std::to_string(n) +
+                                  " key_bytes=" + std::to_string(key_bytes) + " block 2^" +
+                                  std::to_string(block_log2) + "\n" + plan::describe(p);
+        EXPECT_EQ(p.passes.size(), unblocked) << where;
+        if (p.log2_size <= block_log2) {
+          EXPECT_TRUE(p.blocked.empty()) << where << "the keys fit one block";
+          continue;
+        }
+        ASSERT_FALSE(p.blocked.empty()) << where;
+        EXPECT_EQ(p.blocked.front().first, 0u) << where << "the first pass and early stages";
+        std::size_t next_free = 0;
+        for (const plan::blocked_passes& b : p.blocked) {
+          EXPECT_EQ(b.block_log2, block_log2) << where;
+          EXPECT_GE(b.first, next_free) << where << "runs overlap or are out of order";
+          EXPECT_GT(b.count, 1u) << where;
+          ASSERT_LE(b.first + b.count, p.passes.size()) << where;
+          for (std::size_t i = b.first; i < b.first + b.count; ++i) {
+            EXPECT_LE(p.passes[i].reach_log2(), block_log2) << where << "pass " << i;
+          }
+          if (b.first + b.count < p.passes.size()) {
+            EXPECT_GT(p.passes[b.first + b.count].reach_log2(), block_log2)
+                << where << "a run stops short";
+          }
+          next_free = b.first + b.count;
+        }
+        // Past the block, a stage whose wide steps split at the block width at no cost adds a
+        // run (its gathers below the block and its tail); an even split may add others.
+        const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+        const unsigned per_pass = tuning::optimized_gather_steps_max(key_bytes);
+        const auto gathers = [&](unsigned steps) { return (steps + per_pass - 1) / per_pass; };
+        std::size_t split_stages = 0;
+        for (unsigned s = block_log2 + 1; s <= p.log2_size; ++s) {
+          split_stages +=
+              gathers(s - block_log2) + gathers(block_log2 - tile_log2) == gathers(s - tile_log2);
+        }
+        EXPECT_GE(p.blocked.size(), 1 + split_stages) << where;
+      }
+    }
+  }
+}
+
+TEST(BlockedPlan, OnlyTheOptimizedPathIsBlocked) {
+  for (const algorithm algo : concrete_algorithms) {
+    plan::plan p = plan::make_plan(algo, std::size_t{1} << 20, 4);
+    plan::block_passes(p, 4, 15);
+    EXPECT_EQ(!p.blocked.empty(), algo == algorithm::optimized) << bitonic::to_string(algo);
+  }
+}
+
+template <class Key>
+class BlockedSort : public ::testing::Test {};
+TYPED_TEST_SUITE(BlockedSort, key_types, key_type_names);
+
+TYPED_TEST(BlockedSort, MatchesStdSort) {
+  using Key = TypeParam;
+  const std::vector<std::size_t> lengths = random_lengths(6, 16, 20, 20261121);
+  for (const std::size_t n : lengths) {
+    const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
+    for (const order direction : all_orders) {
+      plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key));
+      plan::block_passes(p, sizeof(Key), 15);
+      ASSERT_FALSE(p.blocked.empty());
+      std::vector<Key> keys = c.input;
+      api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
+      EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
+          << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized) << " blocked";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bitonic::test
