@@ -11,6 +11,7 @@
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
 #include "kernels/optimized_gather.cuh"
+#include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
 #include "kernels/optimized_tile.cuh"
 #include "kernels/shared_tiles.cuh"
@@ -38,6 +39,9 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       case plan::pass_kind::register_tile:
         if (kernels::optimized_tail::runs<Key>(ps.first, ps.last)) {
           kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
+        } else if (kernels::optimized_sort_tile::runs<Key>(ps.first, ps.last, count)) {
+          if constexpr (sizeof(Key) == 4)
+            kernels::optimized_sort_tile::launch(at, count, less, stream);
         } else {
           kernels::optimized_tile::launch(at, count, ps.first, ps.last, less, stream);
         }

@@ -4,7 +4,8 @@
 // are full and on a last one that is cut short by n. Sorting through the
 // public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
 // The steps need no sorted input: any keys through the same comparators give the same result.
-// Also whole plans run block by block (plan::block_passes) with small blocks, against std::sort.
+// Also the first pass of 4-byte keys (whole tiles sorted) and whole plans run block by block
+// (plan::block_passes) with small blocks, against std::sort.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "device_memory.hpp"
 #include "dispatch/run_plan.cuh"
 #include "kernels/optimized_gather.cuh"
+#include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
 #include "plan/plan.hpp"
 #include "plan/tuning.hpp"
@@ -86,6 +88,40 @@ TEST(KernelShapes, TailEightByteKeys) {
   expect_tail<double, descending_less>();
 }
 
+// The first pass of 4-byte keys (optimized_sort_tile): whole, partial and single tiles against
+// the CPU executor's stages 1..min(k, 14), with NaNs and signed zeros for floats.
+template <class Key, class Less>
+void expect_sorted_tiles(std::size_t n, distribution d) {
+  using T = tuning::optimized<4>;
+  const unsigned last_stage = std::min(network::ceil_log2(n), T::tile_log2);
+  const step first{1, 0}, last{last_stage, 0};
+  ASSERT_TRUE(kernels::optimized_sort_tile::runs<Key>(first, last, n)) << n;
+  const std::uint64_t seed = case_seed(n, d);
+  const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  device_array<Key> keys(n);
+  keys.upload(input);
+  kernels::optimized_sort_tile::launch(keys.get(), index_t{n}, Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<Key> expected = input;
+  cpu::run_steps(expected.data(), n, first, last, 0, Less{});
+  EXPECT_TRUE(matches_reference(keys.download(), expected))
+      << "sorted tiles " << tools::type_name<Key>() << " n=" << n << " " << tools::to_string(d)
+      << " seed=" << seed;
+}
+
+TEST(KernelShapes, SortTiles) {
+  constexpr std::size_t tile = tuning::optimized<4>::tile_keys;
+  for (const std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{1000}, tile - 1, tile,
+                              4 * tile, 3 * tile + 777}) {
+    for (const distribution d : tools::all_distributions) {
+      expect_sorted_tiles<std::int32_t, ascending_less>(n, d);
+      expect_sorted_tiles<std::uint32_t, descending_less>(n, d);
+      expect_sorted_tiles<float, ascending_less>(n, d);
+      expect_sorted_tiles<float, descending_less>(n, d);
+    }
+  }
+}
+
 // Blocked plans (plan::block_passes) on the GPU executor, with blocks of 2^16 keys so that small
 // inputs meet several blocks and runs of passes past the block: against std::sort.
 template <class Key, class Less>
@@ -122,6 +158,8 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_tail<std::int32_t, ascending_less>();
   expect_tail<double, descending_less>();
   expect_blocked_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 17) + 3);
+  expect_sorted_tiles<float, descending_less>(2 * tuning::optimized<4>::tile_keys + 5,
+                                              distribution::nan);
 }
 
 }  // namespace
