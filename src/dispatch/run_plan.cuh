@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "bitonic/bitonic.hpp"
 #include "host/cuda_check.hpp"
 #include "kernels/block_merge.cuh"
 #include "kernels/fused_steps.cuh"
@@ -13,7 +14,6 @@
 #include "kernels/optimized_gather.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
-#include "kernels/optimized_tile.cuh"
 #include "kernels/shared_tiles.cuh"
 #include "plan/plan.hpp"
 
@@ -40,10 +40,11 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         if (kernels::optimized_tail::runs<Key>(ps.first, ps.last)) {
           kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
         } else if (kernels::optimized_sort_tile::runs<Key>(ps.first, ps.last, count)) {
-          if constexpr (sizeof(Key) == 4)
-            kernels::optimized_sort_tile::launch(at, count, less, stream);
+          kernels::optimized_sort_tile::launch(at, count, less, stream);
         } else {
-          kernels::optimized_tile::launch(at, count, ps.first, ps.last, less, stream);
+          throw error(
+              "bitonic: internal error: a register_tile pass that is neither a first pass "
+              "nor a stage's tail");
         }
         break;
       case plan::pass_kind::gather_steps:

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
@@ -18,6 +19,22 @@ inline unsigned grid_blocks(network::index_t items, network::index_t per_block) 
   constexpr network::index_t max_blocks = network::index_t{1} << 20;
   const network::index_t blocks = (items + per_block - 1) / per_block;
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks < max_blocks ? blocks : max_blocks));
+}
+
+//! In a kernel: calls run(tile_base, tile_n, full) for every tile of TileKeys consecutive keys of
+//! keys[0, n) this block owns (grid-stride), where `full` is std::true_type for whole tiles and
+//! std::false_type for the last, partial one, so each gets its own instantiation.
+template <unsigned TileKeys, class Run>
+__device__ void for_each_tile(network::index_t n, Run run) {
+  const network::index_t tiles = (n + TileKeys - 1) / TileKeys;
+  for (network::index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const network::index_t base = t * TileKeys;
+    if (base + TileKeys <= n) {
+      run(base, TileKeys, std::true_type{});
+    } else {
+      run(base, unsigned(n - base), std::false_type{});
+    }
+  }
 }
 
 //! Lets `Kernel` use `bytes` of dynamic shared memory (beyond the default 48 KiB). The setting

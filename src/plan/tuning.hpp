@@ -39,33 +39,30 @@ struct block_merge {
   static constexpr unsigned block_threads = 256;
 };
 
-//! The optimized path. Its first-pass tile kernel keeps keys_per_thread consecutive keys per
-//! thread in registers: steps within a thread run on registers, steps within a warp by shuffles,
-//! longer ones through a padded shared-memory tile of 64 KiB (opt-in shared memory). Its gather
-//! and tail kernels hold a tile's worth of keys per block too, 2^exchange_keys_log2 a thread.
+//! The optimized path. Its first-pass and tail kernels hold a tile in registers, 32 keys a thread
+//! (register_tile.cuh), and move keys between register layouts through a padded shared-memory
+//! tile of 64 KiB (opt-in shared memory).
 template <std::size_t KeyBytes>
 struct optimized {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
-  // Sized so that the tile kernel fits 64 registers a thread without spilling (sixteen 8-byte
-  // keys a thread spilled); 64 KiB tiles either way.
-  static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 1024;
-  static constexpr unsigned tile_min_blocks = KeyBytes == 4 ? 2 : 1;  // caps registers at 64
-  static constexpr unsigned keys_per_thread = KeyBytes == 4 ? 32 : 8;
-  static constexpr unsigned keys_per_thread_log2 = KeyBytes == 4 ? 5 : 3;
+  static constexpr unsigned keys_per_thread = 32;
+  static constexpr unsigned keys_per_thread_log2 = 5;
+  static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 256;
+  // Register caps of 64 (4-byte keys) and 80 (8-byte keys: 64 registers of keys).
+  static constexpr unsigned tile_min_blocks = KeyBytes == 4 ? 2 : 2;
   static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
   static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : 13;
-  static constexpr unsigned warp_span_log2 = keys_per_thread_log2 + 5;  // 32 lanes
   static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
   static_assert(keys_per_thread == (1u << keys_per_thread_log2), "keys_per_thread_log2");
 
-  // The gather and tail kernels: exchange_threads threads hold 2^exchange_keys_log2 keys each in
+  // The gather kernel: exchange_threads threads hold 2^exchange_keys_log2 keys each in
   // registers and swap them through shared memory between groups of steps, a tile's worth of
   // keys (64 KiB) per block. Loads and stores move whole 128-byte segments of segment_keys keys.
   static constexpr unsigned exchange_threads = 512;
   static constexpr unsigned exchange_min_blocks = 2;  // caps registers at 64
   static constexpr unsigned exchange_keys_log2 = KeyBytes == 4 ? 5 : 4;
   static_assert((exchange_threads << exchange_keys_log2) == tile_keys,
-                "a gather or tail block holds one tile of keys");
+                "a gather block holds one tile of keys");
   static constexpr unsigned segment_keys = 128 / KeyBytes;
   static constexpr unsigned segment_log2 = KeyBytes == 4 ? 5 : 4;
   static_assert(segment_keys == (1u << segment_log2), "segment_log2 must match");
@@ -78,11 +75,9 @@ struct optimized {
                                                                 : tile_log2 - segment_log2 - 1;
   static_assert(tile_log2 >= segment_log2 + 1, "global steps must be wider than two segments");
 
-  //! Shared memory is padded by one key per 128 bytes so that a thread reading its own
-  //! consecutive keys hits a different bank than its neighbours.
-  BITONIC_HOST_DEVICE static constexpr unsigned padded(unsigned i) {
-    return i + (i >> segment_log2);
-  }
+  //! The register tile's shared memory is padded by one word per 32, so that no layout's
+  //! accesses conflict in banks.
+  BITONIC_HOST_DEVICE static constexpr unsigned padded(unsigned i) { return i + (i >> 5); }
   static constexpr std::size_t tile_smem_bytes = std::size_t{padded(tile_keys)} * KeyBytes;
   static constexpr std::size_t gather_smem_bytes = std::size_t{tile_keys} * KeyBytes;
 };

@@ -4,7 +4,7 @@
 // are full and on a last one that is cut short by n. Sorting through the
 // public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
 // The steps need no sorted input: any keys through the same comparators give the same result.
-// Also the first pass of 4-byte keys (whole tiles sorted) and whole plans run block by block
+// Also the first pass (whole tiles sorted) and whole plans run block by block
 // (plan::block_passes) with small blocks, against std::sort.
 #include <gtest/gtest.h>
 
@@ -88,11 +88,11 @@ TEST(KernelShapes, TailEightByteKeys) {
   expect_tail<double, descending_less>();
 }
 
-// The first pass of 4-byte keys (optimized_sort_tile): whole, partial and single tiles against
-// the CPU executor's stages 1..min(k, 14), with NaNs and signed zeros for floats.
+// The first pass (optimized_sort_tile): whole, partial and single tiles against the CPU
+// executor's stages 1..min(k, tile_log2), every distribution (NaNs and signed zeros for floats).
 template <class Key, class Less>
 void expect_sorted_tiles(std::size_t n, distribution d) {
-  using T = tuning::optimized<4>;
+  using T = tuning::optimized<sizeof(Key)>;
   const unsigned last_stage = std::min(network::ceil_log2(n), T::tile_log2);
   const step first{1, 0}, last{last_stage, 0};
   ASSERT_TRUE(kernels::optimized_sort_tile::runs<Key>(first, last, n)) << n;
@@ -109,17 +109,25 @@ void expect_sorted_tiles(std::size_t n, distribution d) {
       << " seed=" << seed;
 }
 
-TEST(KernelShapes, SortTiles) {
-  constexpr std::size_t tile = tuning::optimized<4>::tile_keys;
+template <class Key>
+void expect_sorted_tiles_all_cases() {
+  constexpr std::size_t tile = tuning::optimized<sizeof(Key)>::tile_keys;
   for (const std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{1000}, tile - 1, tile,
                               4 * tile, 3 * tile + 777}) {
     for (const distribution d : tools::all_distributions) {
-      expect_sorted_tiles<std::int32_t, ascending_less>(n, d);
-      expect_sorted_tiles<std::uint32_t, descending_less>(n, d);
-      expect_sorted_tiles<float, ascending_less>(n, d);
-      expect_sorted_tiles<float, descending_less>(n, d);
+      expect_sorted_tiles<Key, ascending_less>(n, d);
+      expect_sorted_tiles<Key, descending_less>(n, d);
     }
   }
+}
+
+TEST(KernelShapes, SortTiles) {
+  expect_sorted_tiles_all_cases<std::int32_t>();
+  expect_sorted_tiles_all_cases<std::uint32_t>();
+  expect_sorted_tiles_all_cases<float>();
+  expect_sorted_tiles_all_cases<std::int64_t>();
+  expect_sorted_tiles_all_cases<std::uint64_t>();
+  expect_sorted_tiles_all_cases<double>();
 }
 
 // Blocked plans (plan::block_passes) on the GPU executor, with blocks of 2^16 keys so that small
@@ -159,6 +167,8 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_tail<double, descending_less>();
   expect_blocked_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 17) + 3);
   expect_sorted_tiles<float, descending_less>(2 * tuning::optimized<4>::tile_keys + 5,
+                                              distribution::nan);
+  expect_sorted_tiles<double, ascending_less>(2 * tuning::optimized<8>::tile_keys + 5,
                                               distribution::nan);
 }
 

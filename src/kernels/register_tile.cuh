@@ -1,0 +1,151 @@
+// A tile of 2^tile_log2 consecutive keys (tuning::optimized) held in registers, 32 a thread, for
+// the optimized path's first-pass and tail kernels. The 32 keys of a thread differ in five bits
+// of their tile index: the low ones (layout registers_low: lanes on bits 5-9), the middle ones
+// (registers_mid: lanes on bits 0-4) or the top ones (registers_high: the thread index below
+// them). A network step on a register bit is 16 register compare-exchanges. Keys change layout
+// through shared memory, padded by one word per 32 so that every layout's accesses are free of
+// bank conflicts; low <-> mid stays inside each warp (bits 10 and up are warp bits in both), so
+// it needs __syncwarp only, the high layout needs the block. The mid and high layouts load and
+// store coalesced: a warp's lanes touch consecutive keys.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "bitonic/key_order.hpp"
+#include "bitonic/network.hpp"
+#include "kernels/register_network.cuh"
+#include "plan/tuning.hpp"
+
+namespace bitonic::kernels {
+
+//! Which five bits of the tile index a thread's register number holds.
+enum class layout { registers_low, registers_mid, registers_high };
+
+template <class Key>
+struct register_tile {
+  using T = tuning::optimized<sizeof(Key)>;
+  using word = ordered_word<Key>;
+  using W = typename word::type;
+  static constexpr unsigned K = T::keys_per_thread, tile_log2 = T::tile_log2;
+  static_assert(K == 32 && T::tile_threads == (1u << (tile_log2 - 5)) && tile_log2 >= 11,
+                "five register bits, five lane bits, and warps on the bits from 10 up");
+
+  //! Lowest tile-index bit held by the register number in layout L.
+  template <layout L>
+  static constexpr unsigned base =
+      L == layout::registers_low ? 0 : L == layout::registers_mid ? 5 : tile_log2 - 5;
+
+  W r[K];
+  W* smem;
+  unsigned thread, lane, warp;
+
+  //! Tile index of register m: low = warp|lane|m, mid = warp|m|lane, high = m|thread (sums of
+  //! parts without common bits, so that m's part is a constant offset of a memory access).
+  template <layout L>
+  __device__ unsigned index(unsigned m) const {
+    if constexpr (L == layout::registers_low) return (warp << 10) + (lane << 5) + m;
+    if constexpr (L == layout::registers_mid) return (warp << 10) + lane + (m << 5);
+    return thread + (m << base<layout::registers_high>);
+  }
+
+  //! Bit b of register m's tile index in layout L, as all ones or zero.
+  template <layout L>
+  __device__ W bit_mask(unsigned m, unsigned b) const {
+    return ((index<L>(m) >> b) & 1u) ? W(~W(0)) : W(0);
+  }
+
+  //! Takes the thread index again through `opaque`, so that the compiler recomputes addresses
+  //! from it instead of keeping 32 of them live (or hoisting them out of the tile loop).
+  __device__ void refresh_thread() {
+    thread = opaque(unsigned(threadIdx.x));
+    lane = thread % 32;
+    warp = thread / 32;
+  }
+
+  //! The greatest word under `less`: pads of a partial tile sort behind every key and, in a plain
+  //! step, stay where they are, as the network's missing keys do.
+  template <class Less>
+  __device__ static W pad(Less less) {
+    using U = std::make_unsigned_t<W>;
+    constexpr W highest = W(U(~U(0)) >> (std::is_signed_v<W> ? 1 : 0)), lowest = W(~highest);
+    return less(lowest, highest) ? highest : lowest;
+  }
+
+  //! Loads tile[0, tile_n) in layout L (mid or high: coalesced) as words, pads beyond tile_n.
+  template <layout L, bool Full, class Less>
+  __device__ void load(const Key* tile, unsigned tile_n, Less less) {
+    refresh_thread();
+    const Key* at = tile + index<L>(0);  // the thread's part; each register's is a constant
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m) {
+      r[m] = (Full || index<L>(m) < tile_n) ? word::encode(at[m << base<L>]) : pad(less);
+    }
+  }
+
+  template <layout L, bool Full>
+  __device__ void store(Key* tile, unsigned tile_n) {
+    refresh_thread();
+    Key* at = tile + index<L>(0);
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m) {
+      if (Full || index<L>(m) < tile_n) at[m << base<L>] = word::decode(r[m]);
+    }
+  }
+
+  //! Moves the keys from layout From to layout To. padded() of a sum of numbers without common
+  //! bits is the sum of their padded()s, so every access is a base register plus a constant.
+  template <layout From, layout To>
+  __device__ void exchange() {
+    constexpr bool in_warp = From != layout::registers_high && To != layout::registers_high;
+    W* const from = smem + T::padded(index<From>(0));
+    W* const to = smem + T::padded(index<To>(0));
+    sync<in_warp>();  // the previous exchange's reads are done
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m)
+      from[T::padded(m << base<From>)] = r[m];
+    sync<in_warp>();
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m)
+      r[m] = to[T::padded(m << base<To>)];
+  }
+
+  //! Ascending steps on tile-index bits Hi, Hi-1, ..., Lo, all held by the registers in layout L.
+  template <layout L, int Hi, int Lo, class Less>
+  __device__ void steps(Less less) {
+    if constexpr (Hi >= Lo) {
+      constexpr unsigned bit = unsigned(Hi) - base<L>;
+      static_assert(bit < 5, "the step's bit must be a register bit of the layout");
+#pragma unroll
+      for (unsigned m = 0; m < K; ++m) {
+        if ((m & (1u << bit)) == 0) network::compare_exchange(r[m], r[m | (1u << bit)], less);
+      }
+      steps<L, Hi - 1, Lo>(less);
+    }
+  }
+
+  //! Steps on bits Hi..0 in three register rounds, starting in the high layout (Hi >= 10) and
+  //! ending in the low one.
+  template <int Hi, class Less>
+  __device__ void steps_from_high(Less less) {
+    static_assert(Hi >= 10, "bits 10 and up are held only by the high layout");
+    steps<layout::registers_high, Hi, int(base<layout::registers_high>)>(less);
+    exchange<layout::registers_high, layout::registers_mid>();
+    steps<layout::registers_mid, int(base<layout::registers_high>) - 1, 5>(less);
+    exchange<layout::registers_mid, layout::registers_low>();
+    steps<layout::registers_low, 4, 0>(less);
+  }
+
+ private:
+  template <bool InWarp>
+  __device__ static void sync() {
+    if constexpr (InWarp) {
+      __syncwarp();
+    } else {
+      __syncthreads();
+    }
+  }
+};
+
+}  // namespace bitonic::kernels
