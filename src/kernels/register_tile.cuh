@@ -34,8 +34,9 @@ struct register_tile {
 
   //! Lowest tile-index bit held by the register number in layout L.
   template <layout L>
-  static constexpr unsigned base =
-      L == layout::registers_low ? 0 : L == layout::registers_mid ? 5 : tile_log2 - 5;
+  static constexpr unsigned base = L == layout::registers_low   ? 0
+                                   : L == layout::registers_mid ? 5
+                                                                : tile_log2 - 5;
 
   W r[K];
   W* smem;
