@@ -59,9 +59,9 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   api::validate(opt, caller);
   host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
-  plan::plan p = plan::make_plan(api::algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key));
-  plan::block_passes(p, sizeof(Key), plan::cache_block_log2(host::l2_cache_bytes(), sizeof(Key)));
-  api::run(p, d_keys, opt);
+  api::run(plan::make_plan(api::algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key),
+                           plan::cache_block_log2(host::l2_cache_bytes(), sizeof(Key))),
+           d_keys, opt);
 }
 
 template <class Key>

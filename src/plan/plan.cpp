@@ -71,6 +71,19 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
   return passes;
 }
 
+// The runs of two or more consecutive passes that stay inside blocks of 2^block_log2 keys.
+std::vector<blocked_passes> blocked_runs(const std::vector<pass>& passes, unsigned block_log2) {
+  std::vector<blocked_passes> runs;
+  for (std::size_t i = 0; i < passes.size();) {
+    std::size_t end = i;
+    while (end < passes.size() && passes[end].reach_log2() <= block_log2)
+      ++end;
+    if (end - i > 1) runs.push_back({i, end - i, block_log2});
+    i = std::max(end, i + 1);
+  }
+  return runs;
+}
+
 }  // namespace
 
 unsigned pass::reach_log2() const {
@@ -82,27 +95,11 @@ unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes) {
   return keys < 2 ? 0 : network::ceil_log2(keys + 1) - 1;
 }
 
-void block_passes(plan& p, std::size_t key_bytes, unsigned block_log2) {
-  p.blocked.clear();
-  if (p.algo != algorithm::optimized || p.log2_size <= block_log2 ||
-      block_log2 <= tuning::optimized_tile_log2(key_bytes)) {
-    return;
-  }
-  p.passes = optimized_passes(p.log2_size, key_bytes, block_log2);
-  for (std::size_t i = 0; i < p.passes.size();) {
-    std::size_t end = i;
-    while (end < p.passes.size() && p.passes[end].reach_log2() <= block_log2)
-      ++end;
-    if (end - i > 1) p.blocked.push_back({i, end - i, block_log2});
-    i = std::max(end, i + 1);
-  }
-}
-
 network::index_t pass::steps() const {
   return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
 }
 
-plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes) {
+plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, unsigned block_log2) {
   if (network::ceil_log2(n) > tuning::max_log2_size) {
     throw error("bitonic: n = " + std::to_string(n) + " keys is more than 2^" +
                 std::to_string(tuning::max_log2_size) + ", the largest supported size");
@@ -140,9 +137,12 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes) {
       }
       break;
     }
-    case algorithm::optimized:
-      p.passes = optimized_passes(k, key_bytes, 0);
+    case algorithm::optimized: {
+      const bool blocks = k > block_log2 && block_log2 > tuning::optimized_tile_log2(key_bytes);
+      p.passes = optimized_passes(k, key_bytes, blocks ? block_log2 : 0);
+      if (blocks) p.blocked = blocked_runs(p.passes, block_log2);
       break;
+    }
     case algorithm::automatic:
       throw error("bitonic: make_plan needs a concrete algorithm (resolve automatic first)");
   }

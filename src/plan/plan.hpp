@@ -53,18 +53,16 @@ struct plan {
 };
 
 //! Turns (algorithm, n, key size) into passes. `algo` must not be automatic (resolve it first).
-plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes);
+//! block_log2 > 0 (see cache_block_log2) plans an optimized plan for blocks of 2^block_log2 keys:
+//! each stage's wide steps split at the block width where that costs no extra pass, and every run
+//! of two or more passes that stays inside blocks is marked blocked. Same number of passes; no
+//! blocks when the keys fit one block, the block is not wider than a tile, or algo is another.
+plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, unsigned block_log2 = 0);
 
 //! The block that blocked passes use with a cache of `cache_bytes`: the largest power of two keys
 //! within three quarters of it (measured on the H100's 50 MB L2: blocks of 2^23 four-byte keys
 //! beat 2^22 and 2^21; the rest of the cache holds what the other SMs' passes touch).
 unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes);
-
-//! Re-plans an optimized plan for blocks of 2^block_log2 keys: each stage's wide steps split at
-//! the block width where that costs no extra pass, and every run of two or more passes that stays
-//! inside blocks is marked blocked. Same passes, same count; nothing changes when the keys fit one
-//! block, the block is not wider than a tile, or the plan is not optimized.
-void block_passes(plan& p, std::size_t key_bytes, unsigned block_log2);
 
 //! Calls run(pass, offset, count) for every pass in the order the executors run them: blocked
 //! passes block by block on keys [offset, offset + count), the others on all n keys.

@@ -1,6 +1,6 @@
-// Blocked passes (plan::block_passes): runs of the optimized plan's passes that stay inside
-// cache-sized blocks run block by block. Checked here on the CPU executor, which runs the same
-// order as the GPU's: the blocked range is well formed, and the sort still matches std::sort,
+// Blocked passes (plan::make_plan with a block): runs of the optimized plan's passes that stay
+// inside cache-sized blocks run block by block. Checked here on the CPU executor, which runs the
+// same order as the GPU's: the blocked range is well formed, and the sort still matches std::sort,
 // with blocks small enough that every length below meets several of them.
 #include <gtest/gtest.h>
 
@@ -25,8 +25,8 @@ TEST(BlockedPlan, BlocksFillThreeQuartersOfTheCache) {
   EXPECT_EQ(plan::cache_block_log2(h100_l2, 8), 22u);
   EXPECT_EQ(plan::cache_block_log2(std::size_t{4} << 20, 4), 19u);  // 3 MiB: 2^19 keys of 4 bytes
   EXPECT_EQ(plan::cache_block_log2(0, 4), 0u);
-  plan::plan p = plan::make_plan(algorithm::optimized, std::size_t{1} << 20, 4);
-  plan::block_passes(p, 4, plan::cache_block_log2(0, 4));
+  plan::plan p =
+      plan::make_plan(algorithm::optimized, std::size_t{1} << 20, 4, plan::cache_block_log2(0, 4));
   EXPECT_TRUE(p.blocked.empty()) << "no cache, no blocks";
 }
 
@@ -37,8 +37,7 @@ TEST(BlockedPlan, RunsStayInsideBlocksAndAddNoPass) {
       const std::size_t unblocked =
           plan::make_plan(algorithm::optimized, n, key_bytes).passes.size();
       for (const unsigned block_log2 : {15u, 18u, 22u}) {
-        plan::plan p = plan::make_plan(algorithm::optimized, n, key_bytes);
-        plan::block_passes(p, key_bytes, block_log2);
+        plan::plan p = plan::make_plan(algorithm::optimized, n, key_bytes, block_log2);
         const std::string where = "n=" + std::to_string(n) +
                                   " key_bytes=" + std::to_string(key_bytes) + " block 2^" +
                                   std::to_string(block_log2) + "\n" + plan::describe(p);
@@ -82,8 +81,7 @@ TEST(BlockedPlan, RunsStayInsideBlocksAndAddNoPass) {
 
 TEST(BlockedPlan, OnlyTheOptimizedPathIsBlocked) {
   for (const algorithm algo : concrete_algorithms) {
-    plan::plan p = plan::make_plan(algo, std::size_t{1} << 20, 4);
-    plan::block_passes(p, 4, 15);
+    plan::plan p = plan::make_plan(algo, std::size_t{1} << 20, 4, 15);
     EXPECT_EQ(!p.blocked.empty(), algo == algorithm::optimized) << bitonic::to_string(algo);
   }
 }
@@ -98,8 +96,7 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
   for (const std::size_t n : lengths) {
     const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
     for (const order direction : all_orders) {
-      plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key));
-      plan::block_passes(p, sizeof(Key), 15);
+      plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), 15);
       ASSERT_FALSE(p.blocked.empty());
       std::vector<Key> keys = c.input;
       api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });

@@ -5,7 +5,7 @@
 // public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
 // The steps need no sorted input: any keys through the same comparators give the same result.
 // Also the first pass (whole tiles sorted) and whole plans run block by block
-// (plan::block_passes) with small blocks, against std::sort.
+// (plan::make_plan with a block) with small blocks, against std::sort.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -130,14 +130,13 @@ TEST(KernelShapes, SortTiles) {
   expect_sorted_tiles_all_cases<double>();
 }
 
-// Blocked plans (plan::block_passes) on the GPU executor, with blocks of 2^16 keys so that small
-// inputs meet several blocks and runs of passes past the block: against std::sort.
+// Blocked plans (plan::make_plan with a block) on the GPU executor, with blocks of 2^16 keys so
+// that small inputs meet several blocks and runs of passes past the block: against std::sort.
 template <class Key, class Less>
 void expect_blocked_plan_sorts(std::size_t n) {
   const std::uint64_t seed = case_seed(n, distribution::uniform);
   const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
-  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key));
-  plan::block_passes(p, sizeof(Key), 16);
+  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), 16);
   ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
   device_array<Key> keys(n);
   keys.upload(input);
