@@ -46,14 +46,12 @@ template <std::size_t KeyBytes>
 struct optimized {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
   static constexpr unsigned keys_per_thread = 32;
-  static constexpr unsigned keys_per_thread_log2 = 5;
   static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 256;
   // Register caps of 64 (4-byte keys) and 80 (8-byte keys: 64 registers of keys).
   static constexpr unsigned tile_min_blocks = KeyBytes == 4 ? 2 : 2;
   static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
   static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : 13;
   static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
-  static_assert(keys_per_thread == (1u << keys_per_thread_log2), "keys_per_thread_log2");
 
   // The gather kernel: exchange_threads threads hold 2^exchange_keys_log2 keys each in
   // registers and swap them through shared memory between groups of steps, a tile's worth of
