@@ -28,20 +28,20 @@ std::vector<pass> local_and_global_passes(unsigned k, unsigned local_log2, pass_
   return passes;
 }
 
+unsigned gathers_for(unsigned steps, unsigned per_pass) {
+  return (steps + per_pass - 1) / per_pass;
+}
+
 // Steps hi..lo of stage s in as few gather passes as possible, split evenly.
 void add_gathers(std::vector<pass>& passes, unsigned s, unsigned hi, unsigned lo,
                  unsigned per_pass) {
   unsigned left = hi + 1 - lo;
-  for (unsigned g = (left + per_pass - 1) / per_pass; g > 0; --g) {
+  for (unsigned g = gathers_for(left, per_pass); g > 0; --g) {
     const unsigned count = (left + g - 1) / g;  // sizes differ by one at most
     passes.push_back({pass_kind::gather_steps, step{s, hi}, step{s, hi + 1 - count}});
     hi -= count;
     left -= count;
   }
-}
-
-unsigned gathers_for(unsigned steps, unsigned per_pass) {
-  return (steps + per_pass - 1) / per_pass;
 }
 
 // The optimized path: whole tiles in registers and shared memory, then per longer stage its

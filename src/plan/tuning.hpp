@@ -47,8 +47,9 @@ struct optimized {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
   static constexpr unsigned keys_per_thread = 32;
   static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 256;
-  // Register caps of 64 (4-byte keys) and 80 (8-byte keys: 64 registers of keys).
-  static constexpr unsigned tile_min_blocks = KeyBytes == 4 ? 2 : 2;
+  // Two blocks an SM: register caps of 64 (4-byte keys: 512 threads) and 128 (8-byte keys: 256
+  // threads, 64 registers of keys).
+  static constexpr unsigned tile_min_blocks = 2;
   static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
   static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : 13;
   static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
