@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "bitonic/bitonic.hpp"
 #include "bitonic/network.hpp"
 #include "plan/plan.hpp"
 
@@ -78,29 +79,39 @@ void merge_runs(const Key* in, Key* out, network::index_t n, unsigned run_log2, 
   });
 }
 
+//! Runs one pass of a network plan (any kind but merge_runs) on the span's keys of `data`.
+template <class Key, class Less>
+void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* data, Less less) {
+  Key* const at = data + span.offset;
+  switch (ps.kind) {
+    case plan::pass_kind::global_step:
+    case plan::pass_kind::gather_steps:
+      run_steps(at, span.count, ps.first, ps.last, 0, less);
+      return;
+    case plan::pass_kind::block_steps:
+    case plan::pass_kind::tile_steps:
+    case plan::pass_kind::register_tile:
+      run_steps(at, span.count, ps.first, ps.last, ps.span_log2, less);
+      return;
+    case plan::pass_kind::merge_runs:
+      break;
+  }
+  throw error("bitonic: internal error: run_network_pass of a merge pass");
+}
+
 template <class Key, class Less>
 void execute(const plan::plan& p, Key* keys, Less less) {
   std::vector<Key> scratch(p.needs_scratch ? p.n : 0);
   Key* data = keys;
   Key* other = scratch.data();
-  plan::for_each_pass(p,
-                      [&](const plan::pass& ps, network::index_t offset, network::index_t count) {
-                        switch (ps.kind) {
-                          case plan::pass_kind::global_step:
-                          case plan::pass_kind::gather_steps:
-                            run_steps(data + offset, count, ps.first, ps.last, 0, less);
-                            break;
-                          case plan::pass_kind::block_steps:
-                          case plan::pass_kind::tile_steps:
-                          case plan::pass_kind::register_tile:
-                            run_steps(data + offset, count, ps.first, ps.last, ps.span_log2, less);
-                            break;
-                          case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
-                            merge_runs(data, other, p.n, ps.run_log2, less);
-                            std::swap(data, other);
-                            break;
-                        }
-                      });
+  plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
+    if (ps.kind == plan::pass_kind::merge_runs) {  // never blocked: offset 0, count n
+      merge_runs(data, other, p.n, ps.run_log2, less);
+      std::swap(data, other);
+    } else {
+      run_network_pass(ps, span, data, less);
+    }
+  });
   if (data != keys) std::copy(data, data + p.n, keys);
 }
 

@@ -1,5 +1,5 @@
-// GPU executor of a plan: one launch per pass (per block for blocked passes), all on the caller's
-// stream, no synchronisation.
+// GPU executor of a plan: one launch per pass (per block for blocked passes), on the caller's
+// stream and, for blocked passes, side streams joined back to it by events; no synchronisation.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,6 +8,7 @@
 
 #include "bitonic/bitonic.hpp"
 #include "host/cuda_check.hpp"
+#include "host/stream_lanes.hpp"
 #include "kernels/block_merge.cuh"
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
@@ -20,12 +21,21 @@
 namespace bitonic::dispatch {
 
 //! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.n keys when p.needs_scratch.
+//! Blocked passes run in their lanes (plan::pass_span), each lane on its own stream.
 template <class Key, class Less>
-void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t stream) {
+void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller) {
   Key* data = keys;
   Key* other = scratch;
-  plan::for_each_pass(p, [&](const plan::pass& ps, std::size_t offset, std::size_t count) {
-    Key* const at = data + offset;
+  host::stream_lanes lanes(caller, p.blocked.empty() ? 1 : plan::blocks_in_flight);
+  plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
+    if (span.blocked) {
+      lanes.fork();
+    } else {
+      lanes.join();
+    }
+    const cudaStream_t stream = lanes.get(span.lane);
+    Key* const at = data + span.offset;
+    const std::size_t count = span.count;
     switch (ps.kind) {
       case plan::pass_kind::global_step:
         kernels::launch_global_step(at, count, ps.first, less, stream);
@@ -56,9 +66,10 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         break;
     }
   });
+  lanes.join();
   if (data != keys) {
     BITONIC_CUDA_CHECK(
-        cudaMemcpyAsync(keys, data, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
+        cudaMemcpyAsync(keys, data, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, caller));
   }
 }
 

@@ -91,7 +91,7 @@ unsigned pass::reach_log2() const {
 }
 
 unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes) {
-  const std::size_t keys = cache_bytes / 4 * 3 / key_bytes;
+  const std::size_t keys = cache_bytes / 4 * 3 / blocks_in_flight / key_bytes;
   return keys < 2 ? 0 : network::ceil_log2(keys + 1) - 1;
 }
 

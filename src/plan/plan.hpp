@@ -59,25 +59,41 @@ struct plan {
 //! blocks when the keys fit one block, the block is not wider than a tile, or algo is another.
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, unsigned block_log2 = 0);
 
+//! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
+//! stream b % blocks_in_flight): while one block's launch ends and the next begins, the other
+//! block's passes keep the SMs busy (H100, 2^27 int32: 11.7 -> 10.5 ms, docs/PERFORMANCE.md).
+constexpr unsigned blocks_in_flight = 2;
+
 //! The block that blocked passes use with a cache of `cache_bytes`: the largest power of two keys
-//! within three quarters of it (measured on the H100's 50 MB L2: blocks of 2^23 four-byte keys
-//! beat 2^22 and 2^21; the rest of the cache holds what the other SMs' passes touch).
+//! such that blocks_in_flight blocks fit within three quarters of it (the rest of the cache holds
+//! what the SMs touch beside them). The H100's 50 MB L2: blocks of 2^22 four-byte keys.
 unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes);
 
-//! Calls run(pass, offset, count) for every pass in the order the executors run them: blocked
-//! passes block by block on keys [offset, offset + count), the others on all n keys.
+//! Where for_each_pass runs a pass: on keys [offset, offset + count); `blocked` passes run on one
+//! block, and passes in different lanes (block number modulo blocks_in_flight) may run at once.
+//! Passes over all keys are lane 0.
+struct pass_span {
+  std::size_t offset = 0, count = 0;
+  bool blocked = false;
+  unsigned lane = 0;
+};
+
+//! Calls run(pass, span) for every pass in the order the executors run them: blocked passes
+//! block by block on keys [offset, offset + count), the others on all n keys. Within a lane this
+//! is the order the passes must run in; across lanes any interleaving gives the same result.
 template <class RunPass>
 void for_each_pass(const plan& p, RunPass run) {
   auto run_of = p.blocked.begin();
   for (std::size_t i = 0; i < p.passes.size();) {
     if (run_of == p.blocked.end() || i != run_of->first) {
-      run(p.passes[i++], std::size_t{0}, p.n);
+      run(p.passes[i++], pass_span{0, p.n, false, 0});
       continue;
     }
     const std::size_t block = std::size_t{1} << run_of->block_log2;
     for (std::size_t offset = 0; offset < p.n; offset += block) {
+      const auto lane = unsigned((offset >> run_of->block_log2) % blocks_in_flight);
       for (std::size_t j = i; j < i + run_of->count; ++j) {
-        run(p.passes[j], offset, std::min(block, p.n - offset));
+        run(p.passes[j], pass_span{offset, std::min(block, p.n - offset), true, lane});
       }
     }
     i += run_of->count;

@@ -4,6 +4,7 @@
 // with blocks small enough that every length below meets several of them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -19,11 +20,13 @@ namespace {
 
 using tools::distribution;
 
-TEST(BlockedPlan, BlocksFillThreeQuartersOfTheCache) {
+TEST(BlockedPlan, BlocksInFlightFillThreeQuartersOfTheCache) {
+  static_assert(plan::blocks_in_flight == 2, "the sizes below are for two blocks at once");
   constexpr std::size_t h100_l2 = std::size_t{50} << 20;  // what the H100 80GB reports
-  EXPECT_EQ(plan::cache_block_log2(h100_l2, 4), 23u);
-  EXPECT_EQ(plan::cache_block_log2(h100_l2, 8), 22u);
-  EXPECT_EQ(plan::cache_block_log2(std::size_t{4} << 20, 4), 19u);  // 3 MiB: 2^19 keys of 4 bytes
+  EXPECT_EQ(plan::cache_block_log2(h100_l2, 4), 22u);
+  EXPECT_EQ(plan::cache_block_log2(h100_l2, 8), 21u);
+  // 4 MiB: 3 MiB for two blocks, 1.5 MiB each, so 2^18 keys of 4 bytes.
+  EXPECT_EQ(plan::cache_block_log2(std::size_t{4} << 20, 4), 18u);
   EXPECT_EQ(plan::cache_block_log2(0, 4), 0u);
   plan::plan p =
       plan::make_plan(algorithm::optimized, std::size_t{1} << 20, 4, plan::cache_block_log2(0, 4));
@@ -84,6 +87,25 @@ TEST(BlockedPlan, OnlyTheOptimizedPathIsBlocked) {
     plan::plan p = plan::make_plan(algo, std::size_t{1} << 20, 4, 15);
     EXPECT_EQ(!p.blocked.empty(), algo == algorithm::optimized) << bitonic::to_string(algo);
   }
+}
+
+TEST(BlockedPlan, BlocksTakeTurnsInLanes) {
+  const std::size_t n = (std::size_t{5} << 15) + 3;  // five whole blocks of 2^15 and a partial one
+  const plan::plan p = plan::make_plan(algorithm::optimized, n, 4, 15);
+  std::size_t blocked = 0;
+  plan::for_each_pass(p, [&](const plan::pass&, const plan::pass_span& span) {
+    if (!span.blocked) {
+      EXPECT_EQ(span.offset, 0u);
+      EXPECT_EQ(span.count, n);
+      EXPECT_EQ(span.lane, 0u);
+      return;
+    }
+    ++blocked;
+    EXPECT_EQ(span.offset % (std::size_t{1} << 15), 0u);
+    EXPECT_EQ(span.count, std::min(std::size_t{1} << 15, n - span.offset));
+    EXPECT_EQ(span.lane, (span.offset >> 15) % plan::blocks_in_flight);
+  });
+  EXPECT_GT(blocked, 0u) << plan::describe(p);
 }
 
 template <class Key>
