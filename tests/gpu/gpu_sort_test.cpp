@@ -107,7 +107,7 @@ TEST(GpuSortLarge, OptimizedSplitsLongStagesIntoSeveralGathers) {
   }
 }
 
-// From 2^22 four-byte keys on (the H100's L2), the optimized path runs blocked passes of two
+// Past 2^22 four-byte keys (on the H100's L2), the optimized path runs blocked passes of two
 // blocks at once, the second on a side stream of the calling thread joined back by events.
 constexpr std::size_t blocked_n = (std::size_t{1} << 23) + 5;
 
