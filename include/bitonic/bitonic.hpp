@@ -55,6 +55,10 @@ bool gpu_available() noexcept;
 //!
 //! Asynchronous: the work is enqueued on `opt.stream` and the call returns without waiting for it
 //! (no device-wide synchronisation). Synchronise the stream before reading the keys on the host.
+//! When the keys exceed a block of the L2 cache, `optimized` runs half of its cache-blocked passes
+//! on a side stream of the calling host thread, forked from and joined back to `opt.stream` by
+//! events: work enqueued on `opt.stream` after the call still runs after all of the sort, and
+//! the call can be captured into a CUDA graph.
 //! block_merge allocates (and frees) a scratch buffer of n keys stream-ordered on `opt.stream`;
 //! every other algorithm works in place with no extra memory.
 //!
