@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "host/device.hpp"
 #include "plan/plan.hpp"
 
 namespace bitonic {
@@ -38,7 +39,10 @@ std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes) 
   }
   const options opt{order::ascending, algo};
   api::validate(opt, "bitonic::memory_passes");
-  const plan::plan p = plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n, key_bytes);
+  const plan::device_shape device =
+      gpu_available() ? api::current_device_shape(key_bytes) : plan::device_shape{};
+  const plan::plan p =
+      plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n, key_bytes, device);
   std::size_t merges = 0;
   for (const plan::pass& ps : p.passes)
     merges += ps.kind == plan::pass_kind::merge_runs;
@@ -60,6 +64,10 @@ void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
   if (n > 0 && h_keys == nullptr) {
     throw error(std::string(caller) + ": h_keys is null but n = " + std::to_string(n));
   }
+}
+
+plan::device_shape current_device_shape(std::size_t key_bytes) {
+  return {plan::cache_block_log2(host::l2_cache_bytes(), key_bytes), host::multiprocessor_count()};
 }
 
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes) {

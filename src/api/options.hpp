@@ -5,6 +5,7 @@
 
 #include "bitonic/bitonic.hpp"
 #include "bitonic/key_order.hpp"
+#include "plan/plan.hpp"
 
 namespace bitonic::api {
 
@@ -16,6 +17,9 @@ void require_host_keys(const void* h_keys, std::size_t n, const char* caller);
 
 //! opt.algo, or the automatic choice for n keys of key_bytes bytes.
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes);
+
+//! The current CUDA device's shape for plans of keys of key_bytes bytes (its L2 and SMs).
+plan::device_shape current_device_shape(std::size_t key_bytes);
 
 //! Calls `fn(less)` with the comparator object of the requested order.
 template <class Fn>

@@ -60,7 +60,7 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
   api::run(plan::make_plan(api::algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key),
-                           plan::cache_block_log2(host::l2_cache_bytes(), sizeof(Key))),
+                           api::current_device_shape(sizeof(Key))),
            d_keys, opt);
 }
 

@@ -50,7 +50,7 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         if (kernels::optimized_tail::runs<Key>(ps.first, ps.last)) {
           kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
         } else if (kernels::optimized_sort_tile::runs<Key>(ps.first, ps.last, count)) {
-          kernels::optimized_sort_tile::launch(at, count, less, stream);
+          kernels::optimized_sort_tile::launch(at, count, ps.first, ps.last, less, stream);
         } else {
           throw error(
               "bitonic: internal error: a register_tile pass that is neither a first pass "

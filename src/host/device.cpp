@@ -124,5 +124,9 @@ std::size_t l2_cache_bytes() {
   return device_attribute(cudaDevAttrL2CacheSize);
 }
 
+unsigned multiprocessor_count() {
+  return unsigned(device_attribute(cudaDevAttrMultiProcessorCount));
+}
+
 }  // namespace host
 }  // namespace bitonic

@@ -17,4 +17,7 @@ std::size_t shared_memory_per_block_optin();
 //! The current device's L2 cache size in bytes (read once per device).
 std::size_t l2_cache_bytes();
 
+//! The current device's multiprocessors (read once per device).
+unsigned multiprocessor_count();
+
 }  // namespace bitonic::host

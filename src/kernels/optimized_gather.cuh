@@ -1,5 +1,6 @@
 // optimized, global part: up to gather_steps_max consecutive steps of one stage whose distances
-// exceed a tile, in one pass over memory instead of one pass per step (V0/V2).
+// exceed a tile (or a warp's keys, in plans for few tiles), in one pass over memory instead of
+// one pass per step (V0/V2).
 //
 // Steps j = hi..lo of stage s only change the row bits lo..hi of an index (the flip, j = s-1,
 // also mirrors the column bits below lo). A block takes the R = hi-lo+1 row bits' rows, spaced
@@ -227,14 +228,25 @@ void launch_shape(Key* keys, index_t n, unsigned low_step, Less less, cudaStream
   host::check_launch("optimized gather_kernel launch");
 }
 
-//! Runs steps first..last (one stage, distances 2^last..2^first, each above a tile) in one pass.
+//! Whether the kernel runs steps first..last: one stage's, at most gather_steps_max, distances
+//! from a tile up, or (as plans for few tiles have them) from a warp's keys up, as long as a row
+//! block (rows 2^last apart) holds a tile.
+template <class Key>
+bool runs(network::step first, network::step last) {
+  using T = tuning::optimized<sizeof(Key)>;
+  const unsigned rows = first.distance_log2 - last.distance_log2 + 1;
+  return first.stage == last.stage && first.distance_log2 >= last.distance_log2 &&
+         rows <= T::gather_steps_max && last.distance_log2 >= T::warp_stages &&
+         last.distance_log2 + rows >= T::tile_log2;
+}
+
+//! Runs steps first..last (see `runs`) in one pass.
 template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   using T = tuning::optimized<sizeof(Key)>;
   const unsigned rows = first.distance_log2 - last.distance_log2 + 1;
-  if (first.stage != last.stage || rows > T::gather_steps_max ||
-      last.distance_log2 < T::tile_log2) {
+  if (!runs<Key>(first, last)) {
     throw error("bitonic: internal error: gather pass outside the kernel's shape");
   }
   const auto pick = [&]<unsigned... R>(std::integer_sequence<unsigned, R...>) {

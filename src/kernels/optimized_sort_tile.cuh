@@ -8,6 +8,10 @@
 // per comparator: the registers hold each key XORed with all ones where its block of the current
 // stage is descending (~w reverses the order of words), so every comparator is ascending, and a
 // change of stage is one XOR per key. A partial tile is padded with the greatest word.
+// While the tiles are no more than the SMs, the first pass runs as two (see tuning::optimized):
+// stages 1..10 on every warp's 2^10 keys, in blocks of two warps spread over the SMs, each
+// 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles, loading every odd 2^10
+// block back to front, which gives the classic form's state after stage 10.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,12 +28,26 @@ namespace bitonic::kernels::optimized_sort_tile {
 
 using network::index_t;
 
-//! Stages S..tile_log2 on registers in the low layout, coded for stage S.
-template <unsigned S, class Key, class Less>
-__device__ void stages(register_tile<Key>& tile, Less less) {
+//! In stage S a key sits XORed with this for register m in layout L: all ones where stage S
+//! sorts descending (blocks of 2^S keys with bit S of the tile index set), except in the last
+//! stage, which sorts ascending.
+template <unsigned S, unsigned Last, layout L = layout::registers_low, class Tile>
+__device__ typename Tile::W stage_code(const Tile& tile, unsigned m) {
+  if constexpr (S < Last) {
+    return tile.template bit_mask<L>(m, S);
+  } else {
+    return 0;
+  }
+}
+
+//! Stages S..Last on registers in the low layout (or the high one when FromHigh), coded for
+//! stage S (stage_code); ends in the low layout.
+template <unsigned S, unsigned Last, bool FromHigh = false, class Tile, class Less>
+__device__ void stages(Tile& tile, Less less) {
   using lay = layout;
+  static_assert(!FromHigh || S > 10, "the high layout holds no bits below 10 but the threads'");
   if constexpr (S > 10) {  // bits 10 and up are warp bits in the low and mid layouts
-    tile.template exchange<lay::registers_low, lay::registers_high>();
+    if constexpr (!FromHigh) tile.template exchange<lay::registers_low, lay::registers_high>();
     tile.template steps_from_high<int(S) - 1>(less);
   } else {
     if constexpr (S > 5) {  // bits 5..9 are lane bits in the low layout
@@ -39,57 +57,114 @@ __device__ void stages(register_tile<Key>& tile, Less less) {
     }
     tile.template steps<lay::registers_low, (S < 5 ? int(S) : 5) - 1, 0>(less);
   }
-  if constexpr (S < register_tile<Key>::tile_log2) {
-    // From stage S's coding to stage S+1's: XOR with bit S ^ bit S+1 of the index.
+  if constexpr (S < Last) {
 #pragma unroll
-    for (unsigned m = 0; m < register_tile<Key>::K; ++m) {
-      tile.r[m] ^= tile.template bit_mask<lay::registers_low>(m, S) ^
-                   tile.template bit_mask<lay::registers_low>(m, S + 1);
-    }
-    stages<S + 1>(tile, less);
+    for (unsigned m = 0; m < Tile::K; ++m)
+      tile.r[m] ^= stage_code<S, Last>(tile, m) ^ stage_code<S + 1, Last>(tile, m);
+    stages<S + 1, Last>(tile, less);
   }
 }
 
-template <class Key, class Less>
-__global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::tile_threads,
-                                  tuning::optimized<sizeof(Key)>::tile_min_blocks)
-    sort_tiles_kernel(Key* keys, index_t n, Less less) {
+//! Which part of the first pass a launch runs: stages First..Last on tiles of 2^TileLog2 keys
+//! held by blocks of 2^(TileLog2 - 5) threads.
+template <class Key, unsigned TileLog2, unsigned First, unsigned Last, unsigned MinBlocks>
+struct part {
   using T = tuning::optimized<sizeof(Key)>;
+  static_assert(First == 1 || First == T::warp_stages + 1,
+                "a first pass starts at stage 1, the second half of a split one after the warps'");
+  static_assert(First <= Last && Last <= TileLog2, "a tile holds the stages' blocks");
+  using tile_type = register_tile<Key, TileLog2>;
+  static constexpr unsigned first = First, last = Last, min_blocks = MinBlocks;
+  static constexpr unsigned threads = tile_type::threads, tile_keys = 1u << TileLog2;
+  static constexpr std::size_t smem_bytes = std::size_t{T::padded(tile_keys)} * sizeof(Key);
+};
+
+template <class Key>
+using tune = tuning::optimized<sizeof(Key)>;
+//! The whole first pass: stages 1..tile_log2 on tiles.
+template <class Key>
+using whole = part<Key, tune<Key>::tile_log2, 1, tune<Key>::tile_log2, tune<Key>::tile_min_blocks>;
+//! The split first pass: stages 1..warp_stages on every warp's keys, then the rest on tiles.
+template <class Key>
+using warps = part<Key, tune<Key>::warp_block_log2, 1, tune<Key>::warp_stages,
+                   tune<Key>::warp_block_min_blocks>;
+template <class Key>
+using rest = part<Key, tune<Key>::tile_log2, tune<Key>::warp_stages + 1, tune<Key>::tile_log2,
+                  tune<Key>::tile_min_blocks>;
+
+template <class Key, class Part, class Less>
+__global__ void __launch_bounds__(Part::threads, Part::min_blocks)
+    sort_tiles_kernel(Key* keys, index_t n, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  register_tile<Key> tile;
-  tile.smem = reinterpret_cast<typename register_tile<Key>::W*>(smem_bytes);
-  for_each_tile<T::tile_keys>(n, [&](index_t base, unsigned tile_n, auto full) {
+  using lay = layout;
+  typename Part::tile_type tile;
+  tile.smem = reinterpret_cast<typename Part::tile_type::W*>(smem_bytes);
+  for_each_tile<Part::tile_keys>(n, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
-    using lay = layout;
-    tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
+    if constexpr (Part::first == 1) {
+      tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
 #pragma unroll
-    for (unsigned m = 0; m < tile.K; ++m)  // coded for stage 1
-      tile.r[m] ^= tile.template bit_mask<lay::registers_mid>(m, 1);
-    tile.template exchange<lay::registers_mid, lay::registers_low>();
-    stages<1>(tile, less);
+      for (unsigned m = 0; m < tile.K; ++m)
+        tile.r[m] ^= stage_code<1, Part::last, lay::registers_mid>(tile, m);
+      tile.template exchange<lay::registers_mid, lay::registers_low>();
+      stages<1, Part::last>(tile, less);
+    } else {
+      constexpr unsigned sorted_log2 = Part::first - 1;
+      tile.template load_high_mirrored<sorted_log2, Full>(keys + base, tile_n, less);
+#pragma unroll
+      for (unsigned m = 0; m < tile.K; ++m)
+        tile.r[m] ^= stage_code<Part::first, Part::last, lay::registers_high>(tile, m);
+      stages<Part::first, Part::last, true>(tile, less);
+    }
     tile.template exchange<lay::registers_low, lay::registers_mid>();
     tile.template store<lay::registers_mid, Full>(keys + base, tile_n);
   });
 }
 
-//! Whether the pass first..last on n keys is this kernel's: stages 1..tile_log2, or fewer when
-//! n fits their blocks, so that sorting whole tiles is the same.
-template <class Key>
-bool runs(network::step first, network::step last, index_t n) {
-  constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
-  return first == network::step{1, 0} && last.distance_log2 == 0 &&
-         (last.stage == tile_log2 || (last.stage < tile_log2 && n <= (index_t{1} << last.stage)));
+//! Calls run(Part{}) with the part of the first pass that runs the pass first..last on n keys and
+//! returns true, or returns false if none does. Stages 1..S (or warp_stages+1..S) with S short of
+//! a part's last stage are that part when n fits 2^S keys: sorting all of them as one padded tile
+//! is the same.
+template <class Key, class Run>
+bool with_part(network::step first, network::step last, index_t n, Run run) {
+  const auto ends = [&](unsigned part_last) {
+    return last.distance_log2 == 0 &&
+           (last.stage == part_last || (last.stage < part_last && n <= (index_t{1} << last.stage)));
+  };
+  if (first == network::step{1, 0} && ends(warps<Key>::last)) {
+    run(warps<Key>{});
+  } else if (first == network::step{1, 0} && ends(whole<Key>::last)) {
+    run(whole<Key>{});
+  } else if (first == network::step{rest<Key>::first, rest<Key>::first - 1} &&
+             last.stage >= rest<Key>::first && ends(rest<Key>::last)) {
+    run(rest<Key>{});
+  } else {
+    return false;
+  }
+  return true;
 }
 
-//! Sorts every tile of keys[0, n) (the last one may be partial) under `less`.
+//! Whether the pass first..last on n keys is a first pass or a part of one (see with_part).
+template <class Key>
+bool runs(network::step first, network::step last, index_t n) {
+  return with_part<Key>(first, last, n, [](auto) {});
+}
+
+//! Runs the pass first..last (see `runs`) on keys[0, n) under `less`: every tile (the last one
+//! may be partial) gets the pass's stages.
 template <class Key, class Less>
-void launch(Key* keys, index_t n, Less less, cudaStream_t stream) {
-  using T = tuning::optimized<sizeof(Key)>;
-  allow_dynamic_shared_memory<sort_tiles_kernel<Key, Less>>(
-      T::tile_smem_bytes, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)");
-  sort_tiles_kernel<<<grid_blocks(n, T::tile_keys), T::tile_threads, T::tile_smem_bytes, stream>>>(
-      keys, n, less);
-  host::check_launch("optimized sort_tiles_kernel launch");
+void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
+            cudaStream_t stream) {
+  const bool known = with_part<Key>(first, last, n, [&](auto part) {
+    using Part = decltype(part);
+    constexpr auto kernel = sort_tiles_kernel<Key, Part, Less>;
+    allow_dynamic_shared_memory<kernel>(
+        Part::smem_bytes, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)");
+    kernel<<<grid_blocks(n, Part::tile_keys), Part::threads, Part::smem_bytes, stream>>>(keys, n,
+                                                                                         less);
+    host::check_launch("optimized sort_tiles_kernel launch");
+  });
+  if (!known) throw error("bitonic: internal error: not a first pass nor a part of one");
 }
 
 }  // namespace bitonic::kernels::optimized_sort_tile

@@ -3,7 +3,9 @@
 // loaded in the high layout, the steps in three register rounds (high, mid, low), stored from the
 // mid layout; one block-wide and two in-warp exchanges through shared memory, where a V2-style
 // tile pays a shared-memory round trip and a barrier per step. Partial tiles are padded with the
-// greatest word, which no plain step moves: the network's rule for missing keys.
+// greatest word, which no plain step moves: the network's rule for missing keys. Plans for few
+// tiles (first pass split) end each stage on every warp's 2^10 keys instead, in blocks of two
+// warps spread over the SMs: steps 2^9..1 in the mid and low layouts, exchanged inside the warp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,42 +25,83 @@ using network::index_t;
 template <class Key>
 using tune = tuning::optimized<sizeof(Key)>;
 
-template <class Key, class Less>
-__global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::tile_threads,
-                                  tuning::optimized<sizeof(Key)>::tile_min_blocks)
+//! A tail on tiles of 2^TileLog2 keys (blocks of 2^(TileLog2 - 5) threads) whose steps are
+//! distances 2^(StepsLog2 - 1)..1: a stage's on whole tiles, or (StepsLog2 = warp_stages) on
+//! every warp's 2^10 keys, as the split plans for few tiles run it.
+template <class Key, unsigned TileLog2, unsigned StepsLog2, unsigned MinBlocks>
+struct shape {
+  static_assert(StepsLog2 == TileLog2 || StepsLog2 == 10, "a tile's steps or a warp's");
+  using tile_type = register_tile<Key, TileLog2>;
+  static constexpr unsigned steps_log2 = StepsLog2, min_blocks = MinBlocks;
+  static constexpr unsigned threads = tile_type::threads, tile_keys = 1u << TileLog2;
+  static constexpr std::size_t smem_bytes = std::size_t{tune<Key>::padded(tile_keys)} * sizeof(Key);
+};
+template <class Key>
+using tile_tail =
+    shape<Key, tune<Key>::tile_log2, tune<Key>::tile_log2, tune<Key>::tile_min_blocks>;
+template <class Key>
+using warp_tail = shape<Key, tune<Key>::warp_block_log2, tune<Key>::warp_stages,
+                        tune<Key>::warp_block_min_blocks>;
+
+template <class Key, class Shape, class Less>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     tail_kernel(Key* keys, index_t n, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  register_tile<Key> tile;
-  tile.smem = reinterpret_cast<typename register_tile<Key>::W*>(smem_bytes);
-  for_each_tile<tune<Key>::tile_keys>(n, [&](index_t base, unsigned tile_n, auto full) {
+  using lay = layout;
+  typename Shape::tile_type tile;
+  tile.smem = reinterpret_cast<typename Shape::tile_type::W*>(smem_bytes);
+  for_each_tile<Shape::tile_keys>(n, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
-    using lay = layout;
-    tile.template load<lay::registers_high, Full>(keys + base, tile_n, less);
-    tile.template steps_from_high<int(tune<Key>::tile_log2) - 1>(less);
+    if constexpr (Shape::steps_log2 == 10) {  // bits 0..9: lanes and registers of one warp
+      tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
+      tile.template steps<lay::registers_mid, 9, 5>(less);
+      tile.template exchange<lay::registers_mid, lay::registers_low>();
+      tile.template steps<lay::registers_low, 4, 0>(less);
+    } else {
+      tile.template load<lay::registers_high, Full>(keys + base, tile_n, less);
+      tile.template steps_from_high<int(Shape::steps_log2) - 1>(less);
+    }
     tile.template exchange<lay::registers_low, lay::registers_mid>();
     tile.template store<lay::registers_mid, Full>(keys + base, tile_n);
   });
 }
 
-//! Whether the pass first..last is what this kernel runs: the steps of one stage (not its flip)
-//! from the tile's widest distance down to distance 1.
+//! Calls run(Shape{}) with the tail that runs the pass first..last and returns true, or returns
+//! false if none does: the steps of one stage (not its flip) from a tile's or a warp's widest
+//! distance down to distance 1.
+template <class Key, class Run>
+bool with_shape(network::step first, network::step last, Run run) {
+  if (first.stage != last.stage || first.is_flip() || last.distance_log2 != 0) return false;
+  if (first.distance_log2 + 1 == tile_tail<Key>::steps_log2) {
+    run(tile_tail<Key>{});
+  } else if (first.distance_log2 + 1 == warp_tail<Key>::steps_log2) {
+    run(warp_tail<Key>{});
+  } else {
+    return false;
+  }
+  return true;
+}
+
+//! Whether the pass first..last is what this kernel runs (see with_shape).
 template <class Key>
 bool runs(network::step first, network::step last) {
-  return first.stage == last.stage && !first.is_flip() && last.distance_log2 == 0 &&
-         first.distance_log2 + 1 == tune<Key>::tile_log2;
+  return with_shape<Key>(first, last, [](auto) {});
 }
 
 //! Runs the tail steps first..last (see `runs`) on every tile.
 template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
-  using T = tune<Key>;
-  if (!runs<Key>(first, last)) throw error("bitonic: internal error: not a stage's tail");
-  allow_dynamic_shared_memory<tail_kernel<Key, Less>>(
-      T::tile_smem_bytes, "cudaFuncSetAttribute(optimized tail_kernel shared memory)");
-  tail_kernel<<<grid_blocks(n, T::tile_keys), T::tile_threads, T::tile_smem_bytes, stream>>>(
-      keys, n, less);
-  host::check_launch("optimized tail_kernel launch");
+  const bool known = with_shape<Key>(first, last, [&](auto shape) {
+    using Shape = decltype(shape);
+    constexpr auto kernel = tail_kernel<Key, Shape, Less>;
+    allow_dynamic_shared_memory<kernel>(
+        Shape::smem_bytes, "cudaFuncSetAttribute(optimized tail_kernel shared memory)");
+    kernel<<<grid_blocks(n, Shape::tile_keys), Shape::threads, Shape::smem_bytes, stream>>>(keys, n,
+                                                                                            less);
+    host::check_launch("optimized tail_kernel launch");
+  });
+  if (!known) throw error("bitonic: internal error: not a stage's tail");
 }
 
 }  // namespace bitonic::kernels::optimized_tail

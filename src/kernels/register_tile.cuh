@@ -23,13 +23,14 @@ namespace bitonic::kernels {
 //! Which five bits of the tile index a thread's register number holds.
 enum class layout { registers_low, registers_mid, registers_high };
 
-template <class Key>
+template <class Key, unsigned TileLog2 = tuning::optimized<sizeof(Key)>::tile_log2>
 struct register_tile {
   using T = tuning::optimized<sizeof(Key)>;
   using word = ordered_word<Key>;
   using W = typename word::type;
-  static constexpr unsigned K = T::keys_per_thread, tile_log2 = T::tile_log2;
-  static_assert(K == 32 && T::tile_threads == (1u << (tile_log2 - 5)) && tile_log2 >= 11,
+  static constexpr unsigned K = T::keys_per_thread, tile_log2 = TileLog2;
+  static constexpr unsigned threads = 1u << (tile_log2 - 5);
+  static_assert(K == 32 && tile_log2 >= 11,
                 "five register bits, five lane bits, and warps on the bits from 10 up");
 
   //! Lowest tile-index bit held by the register number in layout L.
@@ -82,6 +83,25 @@ struct register_tile {
 #pragma unroll
     for (unsigned m = 0; m < K; ++m) {
       r[m] = (Full || index<L>(m) < tile_n) ? word::encode(at[m << base<L>]) : pad(less);
+    }
+  }
+
+  //! As load<high>, but every odd block of 2^MirrorLog2 keys (those with bit MirrorLog2 of the
+  //! index set) read back to front: sorted ascending blocks become the ascending/descending pairs
+  //! the classic form's stage MirrorLog2 + 1 starts from. A block's parity is a register bit.
+  template <unsigned MirrorLog2, bool Full, class Less>
+  __device__ void load_high_mirrored(const Key* tile, unsigned tile_n, Less less) {
+    constexpr unsigned base_high = base<layout::registers_high>;
+    static_assert(MirrorLog2 >= base_high && MirrorLog2 < tile_log2,
+                  "the block parity must be a register bit of the high layout");
+    constexpr unsigned parity = 1u << (MirrorLog2 - base_high), rows = parity - 1;
+    refresh_thread();
+    const unsigned mirrored = (1u << base_high) - 1 - thread;  // thread ^ all its bits
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m) {
+      const unsigned from =
+          (m & parity) ? mirrored + ((m ^ rows) << base_high) : thread + (m << base_high);
+      r[m] = (Full || from < tile_n) ? word::encode(tile[from]) : pad(less);
     }
   }
 

@@ -45,28 +45,49 @@ void add_gathers(std::vector<pass>& passes, unsigned s, unsigned hi, unsigned lo
 }
 
 // The optimized path: whole tiles in registers and shared memory, then per longer stage its
-// wide steps in as few gather passes as possible and its tail in one tile pass. With a cache
-// block of 2^block_log2 keys (0: none), a stage's wide steps split at the block's width when that
-// costs no extra pass, so that the passes below it stay inside blocks.
-std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned block_log2) {
+// wide steps in as few gather passes as possible and its tail: on warps (the gathers reaching
+// down to a warp's keys) where that costs no extra pass, else on tiles. A warp's tail is cheaper
+// than a tile's: its warps work alone, no block-wide exchange (H200, int32 2^26: 3.98 -> 3.78 ms).
+// With a cache block of 2^block_log2 keys (0: none), a stage's gathers split at the block's width
+// when that costs no extra pass, so that the passes below it stay inside blocks. For few tiles
+// (`split`), the first pass splits at warp_stages and every stage ends on warps.
+std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned block_log2,
+                                   bool split) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
   const unsigned per_pass = tuning::optimized_gather_steps_max(key_bytes);
   std::vector<pass> passes;
   if (k == 0) return passes;
-  passes.push_back(
-      {pass_kind::register_tile, step{1, 0}, step{std::min(k, tile_log2), 0}, tile_log2});
-  for (unsigned s = tile_log2 + 1; s <= k; ++s) {
-    const bool split =
+  const unsigned sorted = std::min(k, tile_log2);
+  if (split && sorted > warp_stages) {
+    passes.push_back({pass_kind::register_tile, step{1, 0}, step{warp_stages, 0}, warp_stages});
+    passes.push_back(
+        {pass_kind::register_tile, step{warp_stages + 1, warp_stages}, step{sorted, 0}, tile_log2});
+  } else {
+    passes.push_back({pass_kind::register_tile, step{1, 0}, step{sorted, 0}, tile_log2});
+  }
+  // A stage's gathers down to 2^tail_log2 and its tail: the gathers split at the block's width
+  // when that costs no extra pass, so that the passes below it stay inside blocks.
+  const auto stage_passes = [&](unsigned s, unsigned tail_log2, std::vector<pass>& out) {
+    const bool split_at_block =
         block_log2 > tile_log2 && s > block_log2 &&
-        gathers_for(s - block_log2, per_pass) + gathers_for(block_log2 - tile_log2, per_pass) ==
-            gathers_for(s - tile_log2, per_pass);
-    if (split) {
-      add_gathers(passes, s, s - 1, block_log2, per_pass);
-      add_gathers(passes, s, block_log2 - 1, tile_log2, per_pass);
+        gathers_for(s - block_log2, per_pass) + gathers_for(block_log2 - tail_log2, per_pass) ==
+            gathers_for(s - tail_log2, per_pass);
+    if (split_at_block) {
+      add_gathers(out, s, s - 1, block_log2, per_pass);
+      add_gathers(out, s, block_log2 - 1, tail_log2, per_pass);
     } else {
-      add_gathers(passes, s, s - 1, tile_log2, per_pass);
+      add_gathers(out, s, s - 1, tail_log2, per_pass);
     }
-    passes.push_back({pass_kind::register_tile, step{s, tile_log2 - 1}, step{s, 0}, tile_log2});
+    out.push_back({pass_kind::register_tile, step{s, tail_log2 - 1}, step{s, 0}, tail_log2});
+  };
+  for (unsigned s = tile_log2 + 1; s <= k; ++s) {
+    std::vector<pass> on_tiles, on_warps;
+    stage_passes(s, tile_log2, on_tiles);
+    stage_passes(s, warp_stages, on_warps);
+    const std::vector<pass>& chosen =
+        split || on_warps.size() <= on_tiles.size() ? on_warps : on_tiles;
+    passes.insert(passes.end(), chosen.begin(), chosen.end());
   }
   return passes;
 }
@@ -99,7 +120,7 @@ network::index_t pass::steps() const {
   return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
 }
 
-plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, unsigned block_log2) {
+plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device) {
   if (network::ceil_log2(n) > tuning::max_log2_size) {
     throw error("bitonic: n = " + std::to_string(n) + " keys is more than 2^" +
                 std::to_string(tuning::max_log2_size) + ", the largest supported size");
@@ -138,8 +159,13 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, unsigned bl
       break;
     }
     case algorithm::optimized: {
-      const bool blocks = k > block_log2 && block_log2 > tuning::optimized_tile_log2(key_bytes);
-      p.passes = optimized_passes(k, key_bytes, blocks ? block_log2 : 0);
+      const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+      const unsigned block_log2 = device.block_log2;
+      const bool blocks = k > block_log2 && block_log2 > tile_log2;
+      const std::size_t tiles = ((n - 1) >> tile_log2) + 1;
+      p.passes =
+          optimized_passes(k, key_bytes, blocks ? block_log2 : 0,
+                           n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count);
       if (blocks) p.blocked = blocked_runs(p.passes, block_log2);
       break;
     }

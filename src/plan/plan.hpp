@@ -52,12 +52,24 @@ struct plan {
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
 };
 
+//! What an optimized plan adapts to on the device that runs it; zero: not known (the CPU
+//! executor), planned as for none.
+struct device_shape {
+  //! Blocked passes for blocks of 2^block_log2 keys (see cache_block_log2): each stage's wide
+  //! steps split at the block width where that costs no extra pass, and every run of two or more
+  //! passes that stays inside blocks is marked blocked. Same number of passes; no blocks when the
+  //! keys fit one block or the block is not wider than a tile.
+  unsigned block_log2 = 0;
+  //! The device's multiprocessors. While every tile has tuning::few_tiles_sms_per_tile of them,
+  //! the plan spreads its work over more blocks than tiles: the first pass splits in two (stages
+  //! 1..warp_stages on every warp's keys, then the rest on tiles), and each later stage gathers
+  //! down to a warp's keys and ends on warps. More passes, but fewer steps on each lone tile.
+  unsigned sm_count = 0;
+};
+
 //! Turns (algorithm, n, key size) into passes. `algo` must not be automatic (resolve it first).
-//! block_log2 > 0 (see cache_block_log2) plans an optimized plan for blocks of 2^block_log2 keys:
-//! each stage's wide steps split at the block width where that costs no extra pass, and every run
-//! of two or more passes that stays inside blocks is marked blocked. Same number of passes; no
-//! blocks when the keys fit one block, the block is not wider than a tile, or algo is another.
-plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, unsigned block_log2 = 0);
+//! `device` matters to the optimized plan only.
+plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device = {});
 
 //! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
 //! stream b % blocks_in_flight): while one block's launch ends and the next begins, the other

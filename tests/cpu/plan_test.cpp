@@ -30,6 +30,13 @@ unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
   }
 }
 
+// The span a register_tile pass must have: a tile's, or in plans for few tiles a warp's keys
+// (every step of the pass must then fit those).
+unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
+  const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
+  return ps.span_log2 == warp_stages ? warp_stages : tuning::optimized_tile_log2(key_bytes);
+}
+
 ::testing::AssertionResult is_valid_plan(const plan& p, algorithm algo, std::size_t n,
                                          std::size_t key_bytes) {
   auto fail = [] { return ::testing::AssertionFailure(); };
@@ -82,8 +89,12 @@ unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
         if (ps.steps() > tuning::optimized_gather_steps_max(key_bytes)) {
           return fail() << where << "gathers " << ps.steps() << " steps, more than the kernel's";
         }
-        if (ps.last.distance_log2 < tile_log2) {
-          return fail() << where << "gathers a step that fits a tile";
+        const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
+        if (ps.last.distance_log2 < warp_stages) {
+          return fail() << where << "gathers a step that fits a warp's keys";
+        }
+        if (ps.last.distance_log2 + ps.steps() < tile_log2) {
+          return fail() << where << "gathers rows whose row block is smaller than a tile";
         }
         break;
       }
@@ -96,9 +107,12 @@ unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
                 ? algo == algorithm::optimized
                 : (algo == algorithm::shared_tiles || algo == algorithm::block_merge);
         if (!kind_matches) return fail() << where << to_string(ps.kind) << " in this algorithm";
-        if (ps.span_log2 != kernel_span_log2(ps.kind, key_bytes)) {
+        const unsigned span_log2 = ps.kind == pass_kind::register_tile
+                                       ? register_tile_span_log2(ps, key_bytes)
+                                       : kernel_span_log2(ps.kind, key_bytes);
+        if (ps.span_log2 != span_log2) {
           return fail() << where << "span 2^" << ps.span_log2 << " differs from the kernel's 2^"
-                        << kernel_span_log2(ps.kind, key_bytes);
+                        << span_log2;
         }
         for (step st = ps.first;; st = st.next()) {
           if (st.span_log2() > ps.span_log2) {
@@ -144,11 +158,61 @@ TEST(Plan, EveryAlgorithmRunsTheWholeNetworkOnce) {
   for (const algorithm algo : test::concrete_algorithms) {
     for (const std::size_t key_bytes : {4u, 8u}) {
       for (const std::size_t n : plan_lengths()) {
-        const plan p = make_plan(algo, n, key_bytes);
-        ASSERT_TRUE(is_valid_plan(p, algo, n, key_bytes)) << "key_bytes=" << key_bytes << '\n'
-                                                          << describe(p);
+        // Device shapes: none, an H100's (2^22-key blocks, 132 SMs), one that splits every
+        // first pass.
+        for (const device_shape device :
+             {device_shape{}, device_shape{22, 132}, device_shape{0, 1u << 30}}) {
+          const plan p = make_plan(algo, n, key_bytes, device);
+          ASSERT_TRUE(is_valid_plan(p, algo, n, key_bytes))
+              << "key_bytes=" << key_bytes << " sm_count=" << device.sm_count << '\n'
+              << describe(p);
+        }
       }
     }
+  }
+}
+
+// While every tile has few_tiles_sms_per_tile SMs, the first pass splits at warp_stages and every
+// later stage gathers down to a warp's keys and ends on warps.
+TEST(Plan, FewTilesSplitTheFirstPassAndEndStagesOnWarps) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+    const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
+    const unsigned per_pass = tuning::optimized_gather_steps_max(key_bytes);
+    const device_shape device{0, 132};
+    const std::size_t most_split = std::size_t{132 / tuning::few_tiles_sms_per_tile} << tile_log2;
+    for (const std::size_t n : {std::size_t{3000}, std::size_t{1} << 16, most_split}) {
+      const plan p = make_plan(algorithm::optimized, n, key_bytes, device);
+      const std::string where = describe(p);
+      std::size_t expected_passes = 2;
+      for (unsigned s = tile_log2 + 1; s <= p.log2_size; ++s) {
+        expected_passes += (s - warp_stages + per_pass - 1) / per_pass + 1;
+      }
+      ASSERT_EQ(p.passes.size(), expected_passes) << where;
+      EXPECT_EQ(p.passes[0].last, (step{warp_stages, 0})) << where;
+      EXPECT_EQ(p.passes[0].span_log2, warp_stages) << where;
+      EXPECT_EQ(p.passes[1].first, (step{warp_stages + 1, warp_stages})) << where;
+      EXPECT_EQ(p.passes[1].last, (step{std::min(p.log2_size, tile_log2), 0})) << where;
+      for (std::size_t i = 2; i < p.passes.size(); ++i) {
+        const pass& ps = p.passes[i];
+        if (ps.kind == pass_kind::register_tile) {
+          EXPECT_EQ(ps.span_log2, warp_stages) << where << "pass " << i;
+          EXPECT_EQ(ps.first.distance_log2 + 1, warp_stages) << where << "pass " << i;
+        } else {
+          EXPECT_EQ(ps.kind, pass_kind::gather_steps) << where << "pass " << i;
+        }
+      }
+    }
+    for (const std::size_t n : {std::size_t{1000}, std::size_t{1} << warp_stages}) {
+      const plan p = make_plan(algorithm::optimized, n, key_bytes, device);
+      ASSERT_EQ(p.passes.size(), 1u) << "a warp's keys at most: one pass\n" << describe(p);
+      EXPECT_EQ(p.passes[0].last.stage, p.log2_size);
+    }
+    const plan whole = make_plan(algorithm::optimized, most_split + 1, key_bytes, device);
+    EXPECT_EQ(whole.passes.size(),
+              make_plan(algorithm::optimized, most_split + 1, key_bytes).passes.size());
+    EXPECT_EQ(whole.passes[0].last, (step{tile_log2, 0})) << "more tiles: not split\n"
+                                                          << describe(whole);
   }
 }
 

@@ -1,11 +1,13 @@
 // The optimized path's gather and tail kernels, one pass at a time, against the CPU executor
 // running the same comparators: every gather shape (steps per pass 1..gather_steps_max, starting
-// with a stage's flip or not) and the tail, for 4- and 8-byte keys, on row blocks (tiles) that
+// with a stage's flip or not, down to a tile's or a warp's width) and the tails on tiles and on
+// warps, for 4- and 8-byte keys, on row blocks (tiles) that
 // are full and on a last one that is cut short by n. Sorting through the
 // public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
 // The steps need no sorted input: any keys through the same comparators give the same result.
-// Also the first pass (whole tiles sorted) and whole plans run block by block
-// (plan::make_plan with a block) with small blocks, against std::sort.
+// Also the first pass (whole tiles sorted, whole or split in two) and whole plans run block by
+// block (plan::make_plan with a block) with small blocks or with the first pass split, against
+// std::sort.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,31 +49,44 @@ void expect_pass_matches_cpu(std::size_t n, step first, step last, Launch launch
 }
 
 template <class Key, class Less>
-void expect_gather_shapes(unsigned max_rows) {
-  using T = tuning::optimized<sizeof(Key)>;
-  const unsigned lo = T::tile_log2;
-  for (unsigned rows = 1; rows <= max_rows; ++rows) {
-    const unsigned hi = lo + rows - 1;
-    const std::size_t row_block = std::size_t{1} << (hi + 1);
-    for (const bool flip : {true, false}) {
-      const unsigned stage = flip ? hi + 1 : hi + 2;
-      for (const std::size_t n : {2 * row_block, row_block + row_block / 3 + 77}) {
-        expect_pass_matches_cpu<Key, Less>(
-            n, step{stage, hi}, step{stage, lo},
-            [](auto... args) { kernels::optimized_gather::launch(args...); }, "gather");
-      }
+void expect_gather_shape(unsigned lo, unsigned rows) {
+  const unsigned hi = lo + rows - 1;
+  const std::size_t row_block = std::size_t{1} << (hi + 1);
+  for (const bool flip : {true, false}) {
+    const unsigned stage = flip ? hi + 1 : hi + 2;
+    for (const std::size_t n : {2 * row_block, row_block + row_block / 3 + 77}) {
+      expect_pass_matches_cpu<Key, Less>(
+          n, step{stage, hi}, step{stage, lo},
+          [](auto... args) { kernels::optimized_gather::launch(args...); }, "gather");
     }
   }
 }
 
+// Gathers of `rows` 1..max_rows steps down to a tile's width, and (as in plans for few tiles)
+// of the rows whose row blocks hold a tile, down to a warp's keys.
+template <class Key, class Less>
+void expect_gather_shapes(unsigned max_rows) {
+  using T = tuning::optimized<sizeof(Key)>;
+  for (const unsigned lo : {T::tile_log2, T::warp_stages}) {
+    const unsigned min_rows = lo == T::tile_log2 ? 1 : T::tile_log2 - lo;
+    for (unsigned rows = min_rows; rows <= max_rows; ++rows) {
+      expect_gather_shape<Key, Less>(lo, rows);
+    }
+  }
+}
+
+// A stage's tail on tiles, and (as in plans for few tiles) on every warp's keys.
 template <class Key, class Less>
 void expect_tail() {
   using T = tuning::optimized<sizeof(Key)>;
   const unsigned stage = T::tile_log2 + 3;
-  for (const std::size_t n : {std::size_t{8} * T::tile_keys, std::size_t{5} * T::tile_keys + 123}) {
-    expect_pass_matches_cpu<Key, Less>(
-        n, step{stage, T::tile_log2 - 1}, step{stage, 0},
-        [](auto... args) { kernels::optimized_tail::launch(args...); }, "tail");
+  for (const unsigned steps : {T::tile_log2, T::warp_stages}) {
+    for (const std::size_t n :
+         {std::size_t{8} * T::tile_keys, std::size_t{5} * T::tile_keys + 123}) {
+      expect_pass_matches_cpu<Key, Less>(
+          n, step{stage, steps - 1}, step{stage, 0},
+          [](auto... args) { kernels::optimized_tail::launch(args...); }, "tail");
+    }
   }
 }
 
@@ -89,36 +104,63 @@ TEST(KernelShapes, TailEightByteKeys) {
 }
 
 // The first pass (optimized_sort_tile): whole, partial and single tiles against the CPU
-// executor's stages 1..min(k, tile_log2), every distribution (NaNs and signed zeros for floats).
+// executor's stages 1..min(k, tile_log2), every distribution (NaNs and signed zeros for floats);
+// split, its two halves one after the other (and the first half alone): stages 1..warp_stages on
+// every warp's keys, then the rest.
 template <class Key, class Less>
-void expect_sorted_tiles(std::size_t n, distribution d) {
+void expect_sorted_tiles(std::size_t n, distribution d, bool split) {
   using T = tuning::optimized<sizeof(Key)>;
   const unsigned last_stage = std::min(network::ceil_log2(n), T::tile_log2);
-  const step first{1, 0}, last{last_stage, 0};
-  ASSERT_TRUE(kernels::optimized_sort_tile::runs<Key>(first, last, n)) << n;
+  std::vector<std::pair<step, step>> passes{{step{1, 0}, step{last_stage, 0}}};
+  if (split) {
+    passes = {{step{1, 0}, step{std::min(last_stage, T::warp_stages), 0}}};
+    if (last_stage > T::warp_stages) {
+      passes.push_back({step{T::warp_stages + 1, T::warp_stages}, step{last_stage, 0}});
+    }
+  }
   const std::uint64_t seed = case_seed(n, d);
   const std::vector<Key> input = tools::generate<Key>(n, d, seed);
   device_array<Key> keys(n);
   keys.upload(input);
-  kernels::optimized_sort_tile::launch(keys.get(), index_t{n}, Less{}, cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
-  cpu::run_steps(expected.data(), n, first, last, 0, Less{});
+  for (const auto& [first, last] : passes) {
+    ASSERT_TRUE(kernels::optimized_sort_tile::runs<Key>(first, last, n)) << n;
+    kernels::optimized_sort_tile::launch(keys.get(), index_t{n}, first, last, Less{},
+                                         cudaStream_t{});
+    cpu::run_steps(expected.data(), n, first, last, 0, Less{});
+  }
+  TEST_CUDA_OK(cudaDeviceSynchronize());
   EXPECT_TRUE(matches_reference(keys.download(), expected))
       << "sorted tiles " << tools::type_name<Key>() << " n=" << n << " " << tools::to_string(d)
-      << " seed=" << seed;
+      << (split ? " split" : "") << " seed=" << seed;
+}
+
+// Stages 1..warp_stages alone: every 2^warp_stages-key block sorted ascending.
+template <class Key, class Less>
+void expect_sorted_warps(std::size_t n) {
+  constexpr unsigned warp_stages = tuning::optimized<sizeof(Key)>::warp_stages;
+  expect_pass_matches_cpu<Key, Less>(
+      n, step{1, 0}, step{warp_stages, 0},
+      [](Key* keys, index_t count, step first, step last, Less less, cudaStream_t stream) {
+        kernels::optimized_sort_tile::launch(keys, count, first, last, less, stream);
+      },
+      "sorted warps");
 }
 
 template <class Key>
 void expect_sorted_tiles_all_cases() {
   constexpr std::size_t tile = tuning::optimized<sizeof(Key)>::tile_keys;
-  for (const std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{1000}, tile - 1, tile,
-                              4 * tile, 3 * tile + 777}) {
+  for (const std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{1000}, std::size_t{1025},
+                              std::size_t{3000}, tile - 1, tile, 4 * tile, 3 * tile + 777}) {
     for (const distribution d : tools::all_distributions) {
-      expect_sorted_tiles<Key, ascending_less>(n, d);
-      expect_sorted_tiles<Key, descending_less>(n, d);
+      for (const bool split : {false, true}) {
+        expect_sorted_tiles<Key, ascending_less>(n, d, split);
+        expect_sorted_tiles<Key, descending_less>(n, d, split);
+      }
     }
   }
+  expect_sorted_warps<Key, ascending_less>(5 * 1024 + 1);
+  expect_sorted_warps<Key, descending_less>(4 * tile);
 }
 
 TEST(KernelShapes, SortTiles) {
@@ -130,13 +172,41 @@ TEST(KernelShapes, SortTiles) {
   expect_sorted_tiles_all_cases<double>();
 }
 
+// Whole plans with the first pass split (plan::device_shape with more SMs than tiles) on the GPU
+// executor, against std::sort: sizes around a warp's keys and a tile, both orders.
+template <class Key, class Less>
+void expect_split_plan_sorts(std::size_t n) {
+  const std::uint64_t seed = case_seed(n, distribution::uniform);
+  const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
+  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {0, 1u << 20});
+  device_array<Key> keys(n);
+  keys.upload(input);
+  dispatch::run_plan(p, keys.get(), static_cast<Key*>(nullptr), Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<Key> expected = input;
+  std::sort(expected.begin(), expected.end(), Less{});
+  EXPECT_TRUE(matches_reference(keys.download(), expected))
+      << "split plan " << tools::type_name<Key>() << " n=" << n << " seed=" << seed << "\n"
+      << plan::describe(p);
+}
+
+TEST(KernelShapes, SplitFirstPassPlans) {
+  for (const std::size_t n :
+       {std::size_t{1023}, std::size_t{1024}, std::size_t{1025}, std::size_t{1} << 13,
+        (std::size_t{1} << 14) + 1, (std::size_t{1} << 17) + 4321}) {
+    expect_split_plan_sorts<std::int32_t, ascending_less>(n);
+    expect_split_plan_sorts<float, descending_less>(n);
+    expect_split_plan_sorts<double, ascending_less>(n);
+  }
+}
+
 // Blocked plans (plan::make_plan with a block) on the GPU executor, with blocks of 2^16 keys so
 // that small inputs meet several blocks and runs of passes past the block: against std::sort.
 template <class Key, class Less>
 void expect_blocked_plan_sorts(std::size_t n) {
   const std::uint64_t seed = case_seed(n, distribution::uniform);
   const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
-  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), 16);
+  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {16});
   ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
   device_array<Key> keys(n);
   keys.upload(input);
@@ -165,10 +235,12 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_tail<std::int32_t, ascending_less>();
   expect_tail<double, descending_less>();
   expect_blocked_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 17) + 3);
-  expect_sorted_tiles<float, descending_less>(2 * tuning::optimized<4>::tile_keys + 5,
-                                              distribution::nan);
-  expect_sorted_tiles<double, ascending_less>(2 * tuning::optimized<8>::tile_keys + 5,
-                                              distribution::nan);
+  for (const bool split : {false, true}) {
+    expect_sorted_tiles<float, descending_less>(2 * tuning::optimized<4>::tile_keys + 5,
+                                                distribution::nan, split);
+    expect_sorted_tiles<double, ascending_less>(2 * tuning::optimized<8>::tile_keys + 5,
+                                                distribution::nan, split);
+  }
 }
 
 }  // namespace

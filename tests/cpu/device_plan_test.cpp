@@ -1,7 +1,8 @@
-// Blocked passes (plan::make_plan with a block): runs of the optimized plan's passes that stay
-// inside cache-sized blocks run block by block. Checked here on the CPU executor, which runs the
-// same order as the GPU's: the blocked range is well formed, and the sort still matches std::sort,
-// with blocks small enough that every length below meets several of them.
+// Optimized plans shaped for a device (plan::device_shape). Blocked passes: runs of passes that
+// stay inside cache-sized blocks run block by block. Checked here on the CPU executor, which runs
+// the same order as the GPU's: the blocked range is well formed, and the sort still matches
+// std::sort, with blocks small enough that every length below meets several of them. A first pass
+// split in two (as on a device with more SMs than tiles) sorts as the whole one does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,8 +29,8 @@ TEST(BlockedPlan, BlocksInFlightFillThreeQuartersOfTheCache) {
   // 4 MiB: 3 MiB for two blocks, 1.5 MiB each, so 2^18 keys of 4 bytes.
   EXPECT_EQ(plan::cache_block_log2(std::size_t{4} << 20, 4), 18u);
   EXPECT_EQ(plan::cache_block_log2(0, 4), 0u);
-  plan::plan p =
-      plan::make_plan(algorithm::optimized, std::size_t{1} << 20, 4, plan::cache_block_log2(0, 4));
+  plan::plan p = plan::make_plan(algorithm::optimized, std::size_t{1} << 20, 4,
+                                 {plan::cache_block_log2(0, 4)});
   EXPECT_TRUE(p.blocked.empty()) << "no cache, no blocks";
 }
 
@@ -40,7 +41,7 @@ TEST(BlockedPlan, RunsStayInsideBlocksAndAddNoPass) {
       const std::size_t unblocked =
           plan::make_plan(algorithm::optimized, n, key_bytes).passes.size();
       for (const unsigned block_log2 : {15u, 18u, 22u}) {
-        plan::plan p = plan::make_plan(algorithm::optimized, n, key_bytes, block_log2);
+        plan::plan p = plan::make_plan(algorithm::optimized, n, key_bytes, {block_log2});
         const std::string where = "n=" + std::to_string(n) +
                                   " key_bytes=" + std::to_string(key_bytes) + " block 2^" +
                                   std::to_string(block_log2) + "\n" + plan::describe(p);
@@ -84,14 +85,14 @@ TEST(BlockedPlan, RunsStayInsideBlocksAndAddNoPass) {
 
 TEST(BlockedPlan, OnlyTheOptimizedPathIsBlocked) {
   for (const algorithm algo : concrete_algorithms) {
-    plan::plan p = plan::make_plan(algo, std::size_t{1} << 20, 4, 15);
+    plan::plan p = plan::make_plan(algo, std::size_t{1} << 20, 4, {15});
     EXPECT_EQ(!p.blocked.empty(), algo == algorithm::optimized) << bitonic::to_string(algo);
   }
 }
 
 TEST(BlockedPlan, BlocksTakeTurnsInLanes) {
   const std::size_t n = (std::size_t{5} << 15) + 3;  // five whole blocks of 2^15 and a partial one
-  const plan::plan p = plan::make_plan(algorithm::optimized, n, 4, 15);
+  const plan::plan p = plan::make_plan(algorithm::optimized, n, 4, {15});
   std::size_t blocked = 0;
   plan::for_each_pass(p, [&](const plan::pass&, const plan::pass_span& span) {
     if (!span.blocked) {
@@ -118,12 +119,35 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
   for (const std::size_t n : lengths) {
     const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
     for (const order direction : all_orders) {
-      plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), 15);
+      plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {15});
       ASSERT_FALSE(p.blocked.empty());
       std::vector<Key> keys = c.input;
       api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
       EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
           << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized) << " blocked";
+    }
+  }
+}
+
+template <class Key>
+class SplitFirstPassSort : public ::testing::Test {};
+TYPED_TEST_SUITE(SplitFirstPassSort, key_types, key_type_names);
+
+TYPED_TEST(SplitFirstPassSort, MatchesStdSort) {
+  using Key = TypeParam;
+  std::vector<std::size_t> lengths = random_lengths(6, 10, 17, 20261122);
+  lengths.insert(lengths.end(), {2, 1023, 1024, 1025, 2047, 2049, 16383, 16384, 16385});
+  for (const std::size_t n : lengths) {
+    for (const distribution d : {distribution::uniform, distribution::organ}) {
+      const reference_case<Key> c = make_reference_case<Key>(n, d);
+      for (const order direction : all_orders) {
+        const plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {0, 1u << 20});
+        std::vector<Key> keys = c.input;
+        api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
+        EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
+            << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized)
+            << " first pass split";
+      }
     }
   }
 }
