@@ -61,7 +61,8 @@ struct optimized {
   static constexpr unsigned warp_stages = 10;
   static constexpr unsigned warp_block_log2 = 11;  // keys a block: two warps
   static constexpr unsigned warp_block_threads = 1u << (warp_block_log2 - 5);
-  static constexpr unsigned warp_block_min_blocks = 16;  // caps registers at 64
+  // Register caps as for the tiles: 64 (4-byte keys), 128 (8-byte keys, 64 registers of keys).
+  static constexpr unsigned warp_block_min_blocks = KeyBytes == 4 ? 16 : 8;
   static_assert(
       warp_stages == 10 && warp_block_log2 > warp_stages && warp_block_log2 < tile_log2,
       "a warp's 32 x 32 keys are one block of stage warp_stages; blocks hold whole warps");
