@@ -96,9 +96,9 @@ void sort_host(Key* h_keys, std::size_t n, const options& opt = {});
 //! The name of an algorithm as the CLI and the benchmark CSV spell it ("global_step", ...).
 std::string_view to_string(algorithm algo) noexcept;
 
-//! Passes over memory that `algo` (automatic resolved) makes to sort n keys of key_bytes bytes
-//! on the current CUDA device (without one: on a device with no say in the plan; the optimized
-//! plan has one pass more for fewer keys than SMs x 2^14 on a device):
+//! Passes over memory that `algo` (automatic resolved) makes to sort n keys of key_bytes bytes,
+//! as `sort` plans them on the current CUDA device (the optimized plan depends on its SMs and
+//! L2; without a device: as for none in particular, which may differ at small n):
 //! each pass reads and writes every key once, so passes * 2 * n * key_bytes over the device's
 //! copy bandwidth is the fastest such a sort can be. block_merge's merge passes count once each,
 //! though their binary searches re-read parts of the partner runs. Throws bitonic::error for an n

@@ -8,7 +8,7 @@
 // per comparator: the registers hold each key XORed with all ones where its block of the current
 // stage is descending (~w reverses the order of words), so every comparator is ascending, and a
 // change of stage is one XOR per key. A partial tile is padded with the greatest word.
-// While the tiles are no more than the SMs, the first pass runs as two (see tuning::optimized):
+// In plans for few tiles (plan::device_shape) the first pass runs as two parts:
 // stages 1..10 on every warp's 2^10 keys, in blocks of two warps spread over the SMs, each
 // 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles, loading every odd 2^10
 // block back to front, which gives the classic form's state after stage 10.
@@ -75,8 +75,6 @@ struct part {
   static_assert(First <= Last && Last <= TileLog2, "a tile holds the stages' blocks");
   using tile_type = register_tile<Key, TileLog2>;
   static constexpr unsigned first = First, last = Last, min_blocks = MinBlocks;
-  static constexpr unsigned threads = tile_type::threads, tile_keys = 1u << TileLog2;
-  static constexpr std::size_t smem_bytes = std::size_t{T::padded(tile_keys)} * sizeof(Key);
 };
 
 template <class Key>
@@ -93,13 +91,13 @@ using rest = part<Key, tune<Key>::tile_log2, tune<Key>::warp_stages + 1, tune<Ke
                   tune<Key>::tile_min_blocks>;
 
 template <class Key, class Part, class Less>
-__global__ void __launch_bounds__(Part::threads, Part::min_blocks)
+__global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
     sort_tiles_kernel(Key* keys, index_t n, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using lay = layout;
   typename Part::tile_type tile;
   tile.smem = reinterpret_cast<typename Part::tile_type::W*>(smem_bytes);
-  for_each_tile<Part::tile_keys>(n, [&](index_t base, unsigned tile_n, auto full) {
+  for_each_tile<Part::tile_type::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
     if constexpr (Part::first == 1) {
       tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
@@ -156,12 +154,11 @@ template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   const bool known = with_part<Key>(first, last, n, [&](auto part) {
-    using Part = decltype(part);
-    constexpr auto kernel = sort_tiles_kernel<Key, Part, Less>;
+    using Tile = typename decltype(part)::tile_type;
+    constexpr auto kernel = sort_tiles_kernel<Key, decltype(part), Less>;
     allow_dynamic_shared_memory<kernel>(
-        Part::smem_bytes, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)");
-    kernel<<<grid_blocks(n, Part::tile_keys), Part::threads, Part::smem_bytes, stream>>>(keys, n,
-                                                                                         less);
+        Tile::smem_bytes, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)");
+    kernel<<<grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream>>>(keys, n, less);
     host::check_launch("optimized sort_tiles_kernel launch");
   });
   if (!known) throw error("bitonic: internal error: not a first pass nor a part of one");

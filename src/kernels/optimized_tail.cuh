@@ -30,11 +30,10 @@ using tune = tuning::optimized<sizeof(Key)>;
 //! every warp's 2^10 keys, as the split plans for few tiles run it.
 template <class Key, unsigned TileLog2, unsigned StepsLog2, unsigned MinBlocks>
 struct shape {
-  static_assert(StepsLog2 == TileLog2 || StepsLog2 == 10, "a tile's steps or a warp's");
+  static_assert(StepsLog2 == TileLog2 || StepsLog2 == tune<Key>::warp_stages,
+                "a tile's steps or a warp's");
   using tile_type = register_tile<Key, TileLog2>;
   static constexpr unsigned steps_log2 = StepsLog2, min_blocks = MinBlocks;
-  static constexpr unsigned threads = tile_type::threads, tile_keys = 1u << TileLog2;
-  static constexpr std::size_t smem_bytes = std::size_t{tune<Key>::padded(tile_keys)} * sizeof(Key);
 };
 template <class Key>
 using tile_tail =
@@ -44,15 +43,16 @@ using warp_tail = shape<Key, tune<Key>::warp_block_log2, tune<Key>::warp_stages,
                         tune<Key>::warp_block_min_blocks>;
 
 template <class Key, class Shape, class Less>
-__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
+__global__ void __launch_bounds__(Shape::tile_type::threads, Shape::min_blocks)
     tail_kernel(Key* keys, index_t n, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using lay = layout;
   typename Shape::tile_type tile;
   tile.smem = reinterpret_cast<typename Shape::tile_type::W*>(smem_bytes);
-  for_each_tile<Shape::tile_keys>(n, [&](index_t base, unsigned tile_n, auto full) {
+  for_each_tile<Shape::tile_type::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
-    if constexpr (Shape::steps_log2 == 10) {  // bits 0..9: lanes and registers of one warp
+    if constexpr (Shape::steps_log2 ==
+                  tune<Key>::warp_stages) {  // bits 0..9: lanes and registers of one warp
       tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
       tile.template steps<lay::registers_mid, 9, 5>(less);
       tile.template exchange<lay::registers_mid, lay::registers_low>();
@@ -93,12 +93,11 @@ template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   const bool known = with_shape<Key>(first, last, [&](auto shape) {
-    using Shape = decltype(shape);
-    constexpr auto kernel = tail_kernel<Key, Shape, Less>;
+    using Tile = typename decltype(shape)::tile_type;
+    constexpr auto kernel = tail_kernel<Key, decltype(shape), Less>;
     allow_dynamic_shared_memory<kernel>(
-        Shape::smem_bytes, "cudaFuncSetAttribute(optimized tail_kernel shared memory)");
-    kernel<<<grid_blocks(n, Shape::tile_keys), Shape::threads, Shape::smem_bytes, stream>>>(keys, n,
-                                                                                            less);
+        Tile::smem_bytes, "cudaFuncSetAttribute(optimized tail_kernel shared memory)");
+    kernel<<<grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream>>>(keys, n, less);
     host::check_launch("optimized tail_kernel launch");
   });
   if (!known) throw error("bitonic: internal error: not a stage's tail");

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <type_traits>
 
 #include "bitonic/key_order.hpp"
@@ -29,7 +30,9 @@ struct register_tile {
   using word = ordered_word<Key>;
   using W = typename word::type;
   static constexpr unsigned K = T::keys_per_thread, tile_log2 = TileLog2;
-  static constexpr unsigned threads = 1u << (tile_log2 - 5);
+  static constexpr unsigned threads = 1u << (tile_log2 - 5), keys = 1u << tile_log2;
+  //! Dynamic shared memory a block needs for its exchanges.
+  static constexpr std::size_t smem_bytes = std::size_t{T::padded(keys)} * sizeof(W);
   static_assert(K == 32 && tile_log2 >= 11,
                 "five register bits, five lane bits, and warps on the bits from 10 up");
 

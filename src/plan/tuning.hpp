@@ -59,8 +59,7 @@ struct optimized {
   // stage's last warp_stages steps, on blocks of warp_block_threads threads, each warp on its own
   // 2^warp_stages keys (five register bits, five lane bits), spread over many SMs.
   static constexpr unsigned warp_stages = 10;
-  static constexpr unsigned warp_block_log2 = 11;  // keys a block: two warps
-  static constexpr unsigned warp_block_threads = 1u << (warp_block_log2 - 5);
+  static constexpr unsigned warp_block_log2 = 11;  // keys a block: two warps of 32 x 32
   // Register caps as for the tiles: 64 (4-byte keys), 128 (8-byte keys, 64 registers of keys).
   static constexpr unsigned warp_block_min_blocks = KeyBytes == 4 ? 16 : 8;
   static_assert(
