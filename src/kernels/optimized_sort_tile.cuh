@@ -10,8 +10,8 @@
 // change of stage is one XOR per key. A partial tile is padded with the greatest word.
 // In plans for few tiles (plan::device_shape) the first pass runs as two parts:
 // stages 1..10 on every warp's 2^10 keys, in blocks of two warps spread over the SMs, each
-// 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles, loading every odd 2^10
-// block back to front, which gives the classic form's state after stage 10.
+// 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles (smaller ones when n is),
+// loading every odd 2^10 block back to front, which gives the classic form's state after stage 10.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -82,13 +82,15 @@ using tune = tuning::optimized<sizeof(Key)>;
 //! The whole first pass: stages 1..tile_log2 on tiles.
 template <class Key>
 using whole = part<Key, tune<Key>::tile_log2, 1, tune<Key>::tile_log2, tune<Key>::tile_min_blocks>;
-//! The split first pass: stages 1..warp_stages on every warp's keys, then the rest on tiles.
+//! The split first pass: stages 1..warp_stages on every warp's keys, then the rest on tiles of
+//! 2^TileLog2 keys: a whole tile, or less when n is (2^12 keys take 0.025 ms on a padded 2^14-key
+//! tile, H100).
 template <class Key>
 using warps = part<Key, tune<Key>::warp_block_log2, 1, tune<Key>::warp_stages,
                    tune<Key>::warp_block_min_blocks>;
-template <class Key>
-using rest = part<Key, tune<Key>::tile_log2, tune<Key>::warp_stages + 1, tune<Key>::tile_log2,
-                  tune<Key>::tile_min_blocks>;
+template <class Key, unsigned TileLog2>
+using rest = part<Key, TileLog2, tune<Key>::warp_stages + 1, TileLog2,
+                  tuning::register_tile_min_blocks(sizeof(Key), TileLog2)>;
 
 template <class Key, class Part, class Less>
 __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
@@ -122,20 +124,29 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
 //! Calls run(Part{}) with the part of the first pass that runs the pass first..last on n keys and
 //! returns true, or returns false if none does. Stages 1..S (or warp_stages+1..S) with S short of
 //! a part's last stage are that part when n fits 2^S keys: sorting all of them as one padded tile
-//! is the same.
-template <class Key, class Run>
+//! is the same. Stages warp_stages+1..S get the smallest rest tile from 2^RestLog2 up that fits.
+template <class Key, unsigned RestLog2 = tune<Key>::warp_block_log2 + 1, class Run>
 bool with_part(network::step first, network::step last, index_t n, Run run) {
   const auto ends = [&](unsigned part_last) {
     return last.distance_log2 == 0 &&
            (last.stage == part_last || (last.stage < part_last && n <= (index_t{1} << last.stage)));
   };
+  constexpr unsigned rest_first = tune<Key>::warp_stages + 1;
+  if (first == network::step{rest_first, rest_first - 1}) {  // the smallest tile that fits
+    if (last.stage < rest_first) return false;
+    if (ends(RestLog2)) {
+      run(rest<Key, RestLog2>{});
+      return true;
+    }
+    if constexpr (RestLog2 < tune<Key>::tile_log2) {
+      return with_part<Key, RestLog2 + 1>(first, last, n, run);
+    }
+    return false;
+  }
   if (first == network::step{1, 0} && ends(warps<Key>::last)) {
     run(warps<Key>{});
   } else if (first == network::step{1, 0} && ends(whole<Key>::last)) {
     run(whole<Key>{});
-  } else if (first == network::step{rest<Key>::first, rest<Key>::first - 1} &&
-             last.stage >= rest<Key>::first && ends(rest<Key>::last)) {
-    run(rest<Key>{});
   } else {
     return false;
   }

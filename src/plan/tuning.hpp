@@ -39,6 +39,14 @@ struct block_merge {
   static constexpr unsigned block_threads = 256;
 };
 
+//! Blocks of a register tile (32 keys a thread, 2^tile_log2 keys) an SM must hold, which caps a
+//! thread's registers at 64 for 4-byte keys and 128 for 8-byte keys (64 registers of keys) on an
+//! SM's 64K registers.
+constexpr unsigned register_tile_min_blocks(std::size_t key_bytes, unsigned tile_log2) {
+  const unsigned threads = 1u << (tile_log2 - 5), cap = key_bytes == 4 ? 64 : 128;
+  return (1u << 16) / (threads * cap);
+}
+
 //! The optimized path. Its first-pass and tail kernels hold a tile in registers, 32 keys a thread
 //! (register_tile.cuh), and move keys between register layouts through a padded shared-memory
 //! tile of 64 KiB (opt-in shared memory).
@@ -47,12 +55,11 @@ struct optimized {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
   static constexpr unsigned keys_per_thread = 32;
   static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 256;
-  // Two blocks an SM: register caps of 64 (4-byte keys: 512 threads) and 128 (8-byte keys: 256
-  // threads, 64 registers of keys).
-  static constexpr unsigned tile_min_blocks = 2;
   static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
   static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : 13;
   static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
+  static constexpr unsigned tile_min_blocks = register_tile_min_blocks(KeyBytes, tile_log2);
+  static_assert(tile_min_blocks == 2, "two tiles an SM");
 
   // With fewer tiles than SMs a lone tile's steps on one SM are a pass's time, so plans for few
   // tiles (plan::device_shape) run what fits a warp on warps: stages 1..warp_stages, and each later
@@ -60,8 +67,8 @@ struct optimized {
   // 2^warp_stages keys (five register bits, five lane bits), spread over many SMs.
   static constexpr unsigned warp_stages = 10;
   static constexpr unsigned warp_block_log2 = 11;  // keys a block: two warps of 32 x 32
-  // Register caps as for the tiles: 64 (4-byte keys), 128 (8-byte keys, 64 registers of keys).
-  static constexpr unsigned warp_block_min_blocks = KeyBytes == 4 ? 16 : 8;
+  static constexpr unsigned warp_block_min_blocks =
+      register_tile_min_blocks(KeyBytes, warp_block_log2);
   static_assert(
       warp_stages == 10 && warp_block_log2 > warp_stages && warp_block_log2 < tile_log2,
       "a warp's 32 x 32 keys are one block of stage warp_stages; blocks hold whole warps");

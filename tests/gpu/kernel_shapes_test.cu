@@ -150,8 +150,9 @@ void expect_sorted_warps(std::size_t n) {
 template <class Key>
 void expect_sorted_tiles_all_cases() {
   constexpr std::size_t tile = tuning::optimized<sizeof(Key)>::tile_keys;
-  for (const std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{1000}, std::size_t{1025},
-                              std::size_t{3000}, tile - 1, tile, 4 * tile, 3 * tile + 777}) {
+  for (const std::size_t n :
+       {std::size_t{2}, std::size_t{3}, std::size_t{1000}, std::size_t{1025}, std::size_t{3000},
+        std::size_t{5000}, tile - 1, tile, 4 * tile, 3 * tile + 777}) {
     for (const distribution d : tools::all_distributions) {
       for (const bool split : {false, true}) {
         expect_sorted_tiles<Key, ascending_less>(n, d, split);
