@@ -19,7 +19,6 @@
 #include "bitonic/bitonic.hpp"
 #include "bitonic/key_order.hpp"
 #include "bitonic/network.hpp"
-#include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_tile.cuh"
 #include "plan/tuning.hpp"
@@ -165,12 +164,10 @@ template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   const bool known = with_part<Key>(first, last, n, [&](auto part) {
-    using Tile = typename decltype(part)::tile_type;
-    constexpr auto kernel = sort_tiles_kernel<Key, decltype(part), Less>;
-    allow_dynamic_shared_memory<kernel>(
-        Tile::smem_bytes, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)");
-    kernel<<<grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream>>>(keys, n, less);
-    host::check_launch("optimized sort_tiles_kernel launch");
+    using Part = decltype(part);
+    launch_on_tiles<typename Part::tile_type, sort_tiles_kernel<Key, Part, Less>>(
+        keys, n, less, stream, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)",
+        "optimized sort_tiles_kernel launch");
   });
   if (!known) throw error("bitonic: internal error: not a first pass nor a part of one");
 }

@@ -13,7 +13,6 @@
 #include "bitonic/bitonic.hpp"
 #include "bitonic/key_order.hpp"
 #include "bitonic/network.hpp"
-#include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_tile.cuh"
 #include "plan/tuning.hpp"
@@ -93,12 +92,10 @@ template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   const bool known = with_shape<Key>(first, last, [&](auto shape) {
-    using Tile = typename decltype(shape)::tile_type;
-    constexpr auto kernel = tail_kernel<Key, decltype(shape), Less>;
-    allow_dynamic_shared_memory<kernel>(
-        Tile::smem_bytes, "cudaFuncSetAttribute(optimized tail_kernel shared memory)");
-    kernel<<<grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream>>>(keys, n, less);
-    host::check_launch("optimized tail_kernel launch");
+    using Shape = decltype(shape);
+    launch_on_tiles<typename Shape::tile_type, tail_kernel<Key, Shape, Less>>(
+        keys, n, less, stream, "cudaFuncSetAttribute(optimized tail_kernel shared memory)",
+        "optimized tail_kernel launch");
   });
   if (!known) throw error("bitonic: internal error: not a stage's tail");
 }

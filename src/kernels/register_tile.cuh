@@ -16,6 +16,8 @@
 
 #include "bitonic/key_order.hpp"
 #include "bitonic/network.hpp"
+#include "host/cuda_check.hpp"
+#include "kernels/launch.cuh"
 #include "kernels/register_network.cuh"
 #include "plan/tuning.hpp"
 
@@ -171,5 +173,16 @@ struct register_tile {
     }
   }
 };
+
+//! Launches Kernel(keys, n, less) on `stream` with a block of Tile's threads and shared memory per
+//! tile of keys[0, n) (grid-stride past grid_blocks' cap). `smem_what` and `launch_what` name the
+//! two calls in errors.
+template <class Tile, auto Kernel, class Key, class Less>
+void launch_on_tiles(Key* keys, network::index_t n, Less less, cudaStream_t stream,
+                     const char* smem_what, const char* launch_what) {
+  allow_dynamic_shared_memory<Kernel>(Tile::smem_bytes, smem_what);
+  Kernel<<<grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream>>>(keys, n, less);
+  host::check_launch(launch_what);
+}
 
 }  // namespace bitonic::kernels

@@ -173,13 +173,13 @@ TEST(KernelShapes, SortTiles) {
   expect_sorted_tiles_all_cases<double>();
 }
 
-// Whole plans with the first pass split (plan::device_shape with more SMs than tiles) on the GPU
-// executor, against std::sort: sizes around a warp's keys and a tile, both orders.
+// A whole plan made for `device` on the GPU executor, against std::sort.
 template <class Key, class Less>
-void expect_split_plan_sorts(std::size_t n) {
+void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* what) {
   const std::uint64_t seed = case_seed(n, distribution::uniform);
   const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
-  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {0, 1u << 20});
+  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device);
+  if (device.block_log2 != 0) ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
   device_array<Key> keys(n);
   keys.upload(input);
   dispatch::run_plan(p, keys.get(), static_cast<Key*>(nullptr), Less{}, cudaStream_t{});
@@ -187,8 +187,15 @@ void expect_split_plan_sorts(std::size_t n) {
   std::vector<Key> expected = input;
   std::sort(expected.begin(), expected.end(), Less{});
   EXPECT_TRUE(matches_reference(keys.download(), expected))
-      << "split plan " << tools::type_name<Key>() << " n=" << n << " seed=" << seed << "\n"
+      << what << " " << tools::type_name<Key>() << " n=" << n << " seed=" << seed << "\n"
       << plan::describe(p);
+}
+
+// Whole plans with the first pass split (plan::device_shape with more SMs than tiles): sizes
+// around a warp's keys and a tile, both orders.
+template <class Key, class Less>
+void expect_split_plan_sorts(std::size_t n) {
+  expect_plan_sorts<Key, Less>(n, {0, 1u << 20}, "split plan");
 }
 
 TEST(KernelShapes, SplitFirstPassPlans) {
@@ -201,23 +208,11 @@ TEST(KernelShapes, SplitFirstPassPlans) {
   }
 }
 
-// Blocked plans (plan::make_plan with a block) on the GPU executor, with blocks of 2^16 keys so
-// that small inputs meet several blocks and runs of passes past the block: against std::sort.
+// Blocked plans (plan::make_plan with a block), with blocks of 2^16 keys so that small inputs
+// meet several blocks and runs of passes past the block.
 template <class Key, class Less>
 void expect_blocked_plan_sorts(std::size_t n) {
-  const std::uint64_t seed = case_seed(n, distribution::uniform);
-  const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
-  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {16});
-  ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
-  device_array<Key> keys(n);
-  keys.upload(input);
-  dispatch::run_plan(p, keys.get(), static_cast<Key*>(nullptr), Less{}, cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
-  std::vector<Key> expected = input;
-  std::sort(expected.begin(), expected.end(), Less{});
-  EXPECT_TRUE(matches_reference(keys.download(), expected))
-      << "blocked plan " << tools::type_name<Key>() << " n=" << n << " seed=" << seed << "\n"
-      << plan::describe(p);
+  expect_plan_sorts<Key, Less>(n, {16}, "blocked plan");
 }
 
 TEST(KernelShapes, BlockedPlans) {
