@@ -1,5 +1,5 @@
-// Grid sizing shared by the kernels: every kernel loops grid-stride (64-bit indices), so the grid
-// only has to be large enough to fill the device, never as large as the work.
+// Grid sizing and launching shared by the kernels: every kernel loops grid-stride (64-bit
+// indices), so the grid only has to be large enough to fill the device, never as large as the work.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -49,6 +49,46 @@ void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
   host::check_cuda(
       cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), what);
   devices_done.fetch_or(bit, std::memory_order_relaxed);
+}
+
+// Chained launches (Hopper's programmatic dependent launch) for the optimized path's passes: the
+// next pass's blocks are scheduled while the previous pass finishes and wait on the device, so
+// the launch latency between two passes (a few microseconds) is hidden. H100, int32, 2026-11-22:
+// 2^16 keys 0.043 -> 0.036 ms (six passes), 2^20 0.095 -> 0.078, 2^27 10.43 -> 10.13.
+
+//! In a kernel launched by launch_chained, before its first access to the keys: waits until the
+//! kernel before it in the stream has finished and its writes are visible, then lets the kernel
+//! after it be scheduled onto SMs as they free up (to wait here in turn). A no-op for a kernel
+//! launched without the attribute or built for an older architecture.
+__device__ __forceinline__ void wait_for_previous_pass() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+//! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...), chained to the kernel before
+//! it in the stream where the device supports it (compute capability 9.0 and up); the kernel must
+//! call wait_for_previous_pass before it touches memory the previous kernel writes. `what` names
+//! the launch in errors.
+template <class... Params, class... Args>
+void launch_chained(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                    std::size_t smem_bytes, cudaStream_t stream, const char* what, Args... args) {
+  int device = 0, major = 0;
+  host::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  host::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                   "cudaDeviceGetAttribute(compute capability)");
+  cudaLaunchAttribute chained{};
+  chained.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  chained.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  config.attrs = &chained;
+  config.numAttrs = major >= 9 ? 1 : 0;
+  host::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
 }
 
 }  // namespace bitonic::kernels

@@ -201,6 +201,7 @@ __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::exchange_threa
                   Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   auto* smem = reinterpret_cast<typename ordered_word<Key>::type*>(smem_bytes);
+  wait_for_previous_pass();
   for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
     // opaque: nothing of a group's address arithmetic is hoisted out of the loop and kept.
     const gather_shape<Key, Rows, Flip> shape{low_step, groups_log2, g, opaque(threadIdx.x)};
@@ -223,9 +224,8 @@ void launch_shape(Key* keys, index_t n, unsigned low_step, Less less, cudaStream
   constexpr auto kernel = gather_kernel<Key, Rows, Flip, Less>;
   allow_dynamic_shared_memory<kernel>(
       T::gather_smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
-  kernel<<<grid_blocks(groups, 1), T::exchange_threads, T::gather_smem_bytes, stream>>>(
-      keys, n, low_step, groups_log2, groups, less);
-  host::check_launch("optimized gather_kernel launch");
+  launch_chained(kernel, grid_blocks(groups, 1), T::exchange_threads, T::gather_smem_bytes, stream,
+                 "optimized gather_kernel launch", keys, n, low_step, groups_log2, groups, less);
 }
 
 //! Whether the kernel runs steps first..last: one stage's, at most gather_steps_max, distances

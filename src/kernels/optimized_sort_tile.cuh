@@ -98,6 +98,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
   using lay = layout;
   typename Part::tile_type tile;
   tile.smem = reinterpret_cast<typename Part::tile_type::W*>(smem_bytes);
+  wait_for_previous_pass();
   for_each_tile<Part::tile_type::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
     if constexpr (Part::first == 1) {

@@ -48,6 +48,7 @@ __global__ void __launch_bounds__(Shape::tile_type::threads, Shape::min_blocks)
   using lay = layout;
   typename Shape::tile_type tile;
   tile.smem = reinterpret_cast<typename Shape::tile_type::W*>(smem_bytes);
+  wait_for_previous_pass();
   for_each_tile<Shape::tile_type::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
     if constexpr (Shape::steps_log2 ==

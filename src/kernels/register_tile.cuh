@@ -181,8 +181,8 @@ template <class Tile, auto Kernel, class Key, class Less>
 void launch_on_tiles(Key* keys, network::index_t n, Less less, cudaStream_t stream,
                      const char* smem_what, const char* launch_what) {
   allow_dynamic_shared_memory<Kernel>(Tile::smem_bytes, smem_what);
-  Kernel<<<grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream>>>(keys, n, less);
-  host::check_launch(launch_what);
+  launch_chained(Kernel, grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream,
+                 launch_what, keys, n, less);
 }
 
 }  // namespace bitonic::kernels
