@@ -35,14 +35,16 @@ using network::index_t;
 template <class Key, unsigned Rows, bool Flip>
 struct gather_shape {
   using T = tuning::optimized<sizeof(Key)>;
-  static constexpr unsigned log_k = T::exchange_keys_log2, K = 1u << log_k;
-  static constexpr unsigned log_w = T::segment_log2, W = 1u << log_w;
+  using G = typename T::template gather<Rows>;
+  static constexpr unsigned log_k = G::keys_log2, K = 1u << log_k;
+  static constexpr unsigned log_w = G::segment_log2, W = 1u << log_w;
+  using mask = register_mask<K>;
   static constexpr unsigned high_rows = Rows < log_k - 1 ? Rows : log_k - 1;
   static constexpr unsigned low_rows = Rows - high_rows;
   static constexpr unsigned units_log2 = T::tile_log2 - log_w - 1 - Rows;
   //! First round: the registers hold mu, the high rows and (with few rows) low unit bits.
   static constexpr unsigned high_base = log_w + low_rows;
-  static_assert(Rows >= 1 && Rows <= T::gather_steps_max, "rows outside the kernel's shape");
+  static_assert(Rows <= T::gather_steps_max, "rows outside the kernel's shape");
   static_assert(low_rows + 1 <= log_k, "second round: low rows and mu fit the registers");
 
   unsigned low_step;     //!< lo: rows are 2^lo keys apart
@@ -89,7 +91,7 @@ struct gather_shape {
   }
   __device__ unsigned first_local(unsigned m) const {
     const unsigned flip_below = Flip && (m & 1) ? (1u << high_base) - 1 : 0;
-    return (spread_index<log_k, high_base>(t, 0) ^ flip_below) + (m << high_base);
+    return swizzled((spread_index<log_k, high_base>(t, 0) ^ flip_below) + (m << high_base));
   }
 
   // Second round, register m = x | mu << low_rows | the lowest high rows above; the thread's
@@ -116,13 +118,22 @@ struct gather_shape {
            (index_t{high} << s.high_row_shift);
   }
   __device__ unsigned second_local(unsigned m) const {
-    return spread_index<log_k, log_w>(t, 0) + (m << log_w);
+    return swizzled(spread_index<log_k, log_w>(t, 0) + (m << log_w));
+  }
+
+  // Shared-memory address of local index i. A warp's second-round loads take segments of W keys
+  // 2^(log_w + log_k) apart; with segments shorter than a warp these would share banks, so the
+  // bits above them (at most five) are folded into the bits that choose a segment's bank group.
+  // A first-round warp stores 32 consecutive local indices, whose folded bits are equal.
+  __device__ static unsigned swizzled(unsigned i) {
+    constexpr unsigned fold = (32u >> log_w) - 1;  // none for segments of 32 keys
+    return i ^ (((i >> (log_w + log_k)) & fold) << log_w);
   }
 };
 
 //! Calls fn(m, index of register m) for every register, a quarter of them at a time: each
 //! quarter's addresses are computed (from an opaque copy of the thread index) only after the
-//! previous quarter's memory accesses, so that 32 of them never live at once beside the keys.
+//! previous quarter's memory accesses, so that K of them never live at once beside the keys.
 template <class Shape, class Round, class IndexOf, class Fn>
 __device__ __forceinline__ void by_quarters(Shape& shape, Round round, IndexOf index_of, Fn fn) {
 #pragma unroll
@@ -148,8 +159,8 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
     return sh.second_index(at, m);
   };
   typename word::type r[S::K];
-  unsigned valid = Full ? all_valid : 0;  // which registers hold a key (index < n)
-  if constexpr (Full) {                   // all 32 loads at once, in flight together
+  typename S::mask valid = Full ? ~typename S::mask{0} : 0;  // registers holding a key (< n)
+  if constexpr (Full) {  // all K loads at once, in flight together
     const auto f = shape.first();
 #pragma unroll
     for (unsigned m = 0; m < S::K; ++m)
@@ -158,7 +169,7 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
     by_quarters(shape, &S::first, first_index, [&](unsigned m, index_t i) {
       if (i < n) {
         r[m] = word::encode(keys[i]);
-        valid |= 1u << m;
+        valid |= typename S::mask{1} << m;
       }
     });
   }
@@ -184,7 +195,7 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
     if constexpr (!Full) {
       valid = 0;
       by_quarters(shape, &S::second, second_index,
-                  [&](unsigned m, index_t i) { valid |= unsigned(i < n) << m; });
+                  [&](unsigned m, index_t i) { valid |= typename S::mask{i < n} << m; });
     }
     register_steps_down<int(S::low_rows) - 1, 0>(r, valid, less);  // row bit b: register bit b
     by_quarters(shape, &S::second, second_index, [&](unsigned m, index_t i) {
@@ -195,8 +206,8 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
 }
 
 template <class Key, unsigned Rows, bool Flip, class Less>
-__global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::exchange_threads,
-                                  tuning::optimized<sizeof(Key)>::exchange_min_blocks)
+__global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::template gather<Rows>::threads,
+                                  tuning::optimized<sizeof(Key)>::template gather<Rows>::min_blocks)
     gather_kernel(Key* keys, index_t n, unsigned low_step, unsigned groups_log2, index_t groups,
                   Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -224,8 +235,9 @@ void launch_shape(Key* keys, index_t n, unsigned low_step, Less less, cudaStream
   constexpr auto kernel = gather_kernel<Key, Rows, Flip, Less>;
   allow_dynamic_shared_memory<kernel>(
       T::gather_smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
-  launch_chained(kernel, grid_blocks(groups, 1), T::exchange_threads, T::gather_smem_bytes, stream,
-                 "optimized gather_kernel launch", keys, n, low_step, groups_log2, groups, less);
+  launch_chained(kernel, grid_blocks(groups, 1), T::template gather<Rows>::threads,
+                 T::gather_smem_bytes, stream, "optimized gather_kernel launch", keys, n, low_step,
+                 groups_log2, groups, less);
 }
 
 //! Whether the kernel runs steps first..last: one stage's, at most gather_steps_max, distances

@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "bitonic/network.hpp"
 
 namespace bitonic::kernels {
@@ -15,10 +17,15 @@ namespace bitonic::kernels {
 //! Every register of a thread holds a key.
 constexpr unsigned all_valid = ~0u;
 
+//! A bit per register of a thread with K registers of keys.
+template <unsigned K>
+using register_mask = std::conditional_t<(K > 32), unsigned long long, unsigned>;
+
 //! Step on registers: distance 2^J, or the flip of each 2^(J+1) block of registers.
-template <unsigned J, bool Flip, unsigned K, class Word, class Less>
-__device__ __forceinline__ void register_step(Word (&r)[K], unsigned valid, Less less) {
-  static_assert(K <= 32 && (2u << J) <= K, "the step must stay inside one thread's registers");
+template <unsigned J, bool Flip, unsigned K, class Word, class Mask, class Less>
+__device__ __forceinline__ void register_step(Word (&r)[K], Mask valid, Less less) {
+  static_assert(K <= 8 * sizeof(Mask) && (2u << J) <= K,
+                "the step must stay inside one thread's registers, one valid bit each");
   constexpr unsigned mask = Flip ? (2u << J) - 1 : 1u << J;
 #pragma unroll
   for (unsigned m = 0; m < K; ++m) {
@@ -29,8 +36,8 @@ __device__ __forceinline__ void register_step(Word (&r)[K], unsigned valid, Less
 }
 
 //! Plain register steps J = Hi, Hi-1, ..., Lo (none when Hi < Lo).
-template <int Hi, int Lo, unsigned K, class Word, class Less>
-__device__ __forceinline__ void register_steps_down(Word (&r)[K], unsigned valid, Less less) {
+template <int Hi, int Lo, unsigned K, class Word, class Mask, class Less>
+__device__ __forceinline__ void register_steps_down(Word (&r)[K], Mask valid, Less less) {
   if constexpr (Hi >= Lo) {
     register_step<unsigned(Hi), false>(r, valid, less);
     register_steps_down<Hi - 1, Lo>(r, valid, less);

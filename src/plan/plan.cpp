@@ -50,12 +50,16 @@ void add_gathers(std::vector<pass>& passes, unsigned s, unsigned hi, unsigned lo
 // than a tile's: its warps work alone, no block-wide exchange (H200, int32 2^26: 3.98 -> 3.78 ms).
 // With a cache block of 2^block_log2 keys (0: none), a stage's gathers split at the block's width
 // when that costs no extra pass, so that the passes below it stay inside blocks. For few tiles
-// (`split`), the first pass splits at warp_stages and every stage ends on warps.
+// (`split`), the first pass splits at warp_stages and every stage ends on warps. Gathers of more
+// rows than fit 128-byte segments run only where they save a pass and all keys stay in the cache
+// (`in_cache`).
 std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned block_log2,
-                                   bool split) {
+                                   bool split, bool in_cache) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
   const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
-  const unsigned per_pass = tuning::optimized_gather_steps_max(key_bytes);
+  const unsigned full_segments = tuning::optimized_gather_full_segment_steps_max(key_bytes);
+  const unsigned most_rows =
+      in_cache ? tuning::optimized_gather_steps_max(key_bytes) : full_segments;
   std::vector<pass> passes;
   if (k == 0) return passes;
   const unsigned sorted = std::min(k, tile_log2);
@@ -68,7 +72,8 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
   }
   // A stage's gathers down to 2^tail_log2 and its tail: the gathers split at the block's width
   // when that costs no extra pass, so that the passes below it stay inside blocks.
-  const auto stage_passes = [&](unsigned s, unsigned tail_log2, std::vector<pass>& out) {
+  const auto stage_passes = [&](unsigned s, unsigned tail_log2, unsigned per_pass) {
+    std::vector<pass> out;
     const bool split_at_block =
         block_log2 > tile_log2 && s > block_log2 &&
         gathers_for(s - block_log2, per_pass) + gathers_for(block_log2 - tail_log2, per_pass) ==
@@ -80,13 +85,19 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
       add_gathers(out, s, s - 1, tail_log2, per_pass);
     }
     out.push_back({pass_kind::register_tile, step{s, tail_log2 - 1}, step{s, 0}, tail_log2});
+    return out;
   };
+  // Per stage the fewest passes; among equals, 128-byte segments before shorter ones and warp
+  // tails before tile tails.
   for (unsigned s = tile_log2 + 1; s <= k; ++s) {
-    std::vector<pass> on_tiles, on_warps;
-    stage_passes(s, tile_log2, on_tiles);
-    stage_passes(s, warp_stages, on_warps);
-    const std::vector<pass>& chosen =
-        split || on_warps.size() <= on_tiles.size() ? on_warps : on_tiles;
+    std::vector<pass> chosen;
+    for (const unsigned per_pass : {full_segments, most_rows}) {
+      for (const unsigned tail_log2 : {warp_stages, tile_log2}) {
+        if (split && tail_log2 != warp_stages) continue;
+        std::vector<pass> candidate = stage_passes(s, tail_log2, per_pass);
+        if (chosen.empty() || candidate.size() < chosen.size()) chosen = std::move(candidate);
+      }
+    }
     passes.insert(passes.end(), chosen.begin(), chosen.end());
   }
   return passes;
@@ -165,7 +176,8 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
       const std::size_t tiles = ((n - 1) >> tile_log2) + 1;
       p.passes =
           optimized_passes(k, key_bytes, blocks ? block_log2 : 0,
-                           n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count);
+                           n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count,
+                           block_log2 != 0 && k <= block_log2);
       if (blocks) p.blocked = blocked_runs(p.passes, block_log2);
       break;
     }

@@ -58,7 +58,8 @@ struct device_shape {
   //! Blocked passes for blocks of 2^block_log2 keys (see cache_block_log2): each stage's wide
   //! steps split at the block width where that costs no extra pass, and every run of two or more
   //! passes that stays inside blocks is marked blocked. Same number of passes; no blocks when the
-  //! keys fit one block or the block is not wider than a tile.
+  //! keys fit one block or the block is not wider than a tile. When they fit one block (all keys
+  //! in the cache), gathers of up to gather_steps_max rows may replace two gathers.
   unsigned block_log2 = 0;
   //! The device's multiprocessors. While every tile has tuning::few_tiles_sms_per_tile of them,
   //! the plan spreads its work over more blocks than tiles: the first pass splits in two (stages

@@ -73,31 +73,38 @@ struct optimized {
       warp_stages == 10 && warp_block_log2 > warp_stages && warp_block_log2 < tile_log2,
       "a warp's 32 x 32 keys are one block of stage warp_stages; blocks hold whole warps");
 
-  // The gather kernel: exchange_threads threads hold 2^exchange_keys_log2 keys each in
-  // registers and swap them through shared memory between groups of steps, a tile's worth of
-  // keys (64 KiB) per block. Loads and stores move whole 128-byte segments of segment_keys keys.
-  static constexpr unsigned exchange_threads = 512;
-  static constexpr unsigned exchange_min_blocks = 2;  // caps registers at 64
-  static constexpr unsigned exchange_keys_log2 = KeyBytes == 4 ? 5 : 4;
-  static_assert((exchange_threads << exchange_keys_log2) == tile_keys,
-                "a gather block holds one tile of keys");
-  static constexpr unsigned segment_keys = 128 / KeyBytes;
-  static constexpr unsigned segment_log2 = KeyBytes == 4 ? 5 : 4;
-  static_assert(segment_keys == (1u << segment_log2), "segment_log2 must match");
-  static_assert(segment_keys <= 32, "a segment is read by lanes of one warp");
-  // A gather pass keeps a column segment and its mirror plus the pass's rows: the top rows in
-  // registers first, then (after one exchange) the rest, so at most 2 * exchange_keys_log2 - 2
-  // steps, and the rows times two segments must fit the block.
-  static constexpr unsigned gather_steps_max =
-      2 * exchange_keys_log2 - 2 < tile_log2 - segment_log2 - 1 ? 2 * exchange_keys_log2 - 2
-                                                                : tile_log2 - segment_log2 - 1;
-  static_assert(tile_log2 >= segment_log2 + 1, "global steps must be wider than two segments");
+  //! The gather kernel's shape for a pass of Rows steps (at most gather_steps_max). A block holds a
+  //! tile of keys, 2^keys_log2 a thread in registers, and loads and stores segments of
+  //! 2^segment_log2 consecutive keys: 128 bytes, or less where the pass's rows times two segments
+  //! would not fit the tile (4-byte keys, 9 and 10 rows: 64 and 32 bytes). A pass runs its top
+  //! rows in registers, the rest after one exchange through shared memory, so Rows is at most
+  //! 2 * keys_log2 - 2: 32 registers of keys up to 8 (4-byte) or 6 (8-byte) rows, 64 above.
+  static constexpr unsigned full_segment_log2 = KeyBytes == 4 ? 5 : 4;  // 128 bytes
+  static_assert((1u << full_segment_log2) * KeyBytes == 128, "a full segment is 128 bytes");
+  template <unsigned Rows>
+  struct gather {
+    static constexpr unsigned narrow_keys_log2 = KeyBytes == 4 ? 5 : 4;  // 32 registers
+    static constexpr unsigned keys_log2 =
+        Rows <= 2 * narrow_keys_log2 - 2 ? narrow_keys_log2 : narrow_keys_log2 + 1;
+    static constexpr unsigned threads = tile_keys >> keys_log2;
+    static constexpr unsigned min_blocks = 2;  // caps registers at 64 or 128 (32 or 64 of keys)
+    static constexpr unsigned segment_log2 =
+        full_segment_log2 < tile_log2 - 1 - Rows ? full_segment_log2 : tile_log2 - 1 - Rows;
+    static_assert(Rows >= 1 && Rows <= 2 * keys_log2 - 2, "more rows than two register rounds");
+    static_assert(segment_log2 >= 3, "segments of at least 32 bytes (one sector)");
+  };
+  static constexpr unsigned gather_steps_max = KeyBytes == 4 ? 10 : 8;
+  //! The most steps a gather pass runs with 128-byte segments. Shorter segments cost nothing in
+  //! the L2, but over DRAM a 10-row pass took as long as the 7- and 6-row passes it replaced (H100,
+  //! int32 2^24..2^28, 2026-11-22 03:17 UTC), so plans with passes over DRAM keep to these.
+  static constexpr unsigned gather_full_segment_steps_max = tile_log2 - 1 - full_segment_log2;
+  static_assert(gather_full_segment_steps_max <= gather_steps_max, "fewer rows than the kernel's");
+  static constexpr std::size_t gather_smem_bytes = std::size_t{tile_keys} * KeyBytes;
 
   //! The register tile's shared memory is padded by one word per 32, so that no layout's
   //! accesses conflict in banks.
   BITONIC_HOST_DEVICE static constexpr unsigned padded(unsigned i) { return i + (i >> 5); }
   static constexpr std::size_t tile_smem_bytes = std::size_t{padded(tile_keys)} * KeyBytes;
-  static constexpr std::size_t gather_smem_bytes = std::size_t{tile_keys} * KeyBytes;
 };
 
 //! The optimized plan for few tiles (first pass split, stages ending on warps) while every tile
@@ -123,6 +130,11 @@ constexpr unsigned optimized_warp_stages(std::size_t key_bytes) {
 //! optimized<KeyBytes>::gather_steps_max for a key size known only at run time.
 constexpr unsigned optimized_gather_steps_max(std::size_t key_bytes) {
   return key_bytes == 4 ? optimized<4>::gather_steps_max : optimized<8>::gather_steps_max;
+}
+//! optimized<KeyBytes>::gather_full_segment_steps_max for a key size known only at run time.
+constexpr unsigned optimized_gather_full_segment_steps_max(std::size_t key_bytes) {
+  return key_bytes == 4 ? optimized<4>::gather_full_segment_steps_max
+                        : optimized<8>::gather_full_segment_steps_max;
 }
 
 }  // namespace bitonic::tuning

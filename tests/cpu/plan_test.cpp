@@ -178,8 +178,8 @@ TEST(Plan, FewTilesSplitTheFirstPassAndEndStagesOnWarps) {
   for (const std::size_t key_bytes : {4u, 8u}) {
     const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
     const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
-    const unsigned per_pass = tuning::optimized_gather_steps_max(key_bytes);
-    const device_shape device{0, 132};
+    const unsigned per_pass = tuning::optimized_gather_full_segment_steps_max(key_bytes);
+    const device_shape device{0, 132};  // no cache known: gathers of 128-byte segments only
     const std::size_t most_split = std::size_t{132 / tuning::few_tiles_sms_per_tile} << tile_log2;
     for (const std::size_t n : {std::size_t{3000}, std::size_t{1} << 16, most_split}) {
       const plan p = make_plan(algorithm::optimized, n, key_bytes, device);
