@@ -5,7 +5,10 @@
 // Steps j = hi..lo of stage s only change the row bits lo..hi of an index (the flip, j = s-1,
 // also mirrors the column bits below lo). A block takes the R = hi-lo+1 row bits' rows, spaced
 // 2^lo apart, and in each row 128-byte segments: column segments and their mirrors (read back to
-// front) for a flip pass, pairs of neighbouring segments otherwise, as many as fill a tile.
+// front) for a flip pass, pairs of neighbouring segments otherwise, as many as fill a tile. A pass
+// of more rows than leave room for two 128-byte segments a row (9 and 10 rows of 4-byte keys)
+// moves 64- or 32-byte segments and holds 64 registers of keys a thread (tuning::gather): one
+// pass instead of two where the keys stay in the L2 (the plan uses them only there).
 // A thread holds, for one key position of a segment pair, the keys of the top rows of both
 // segments in registers, so the flip and the following steps are register compare-exchanges;
 // one exchange through shared memory then gives each thread the remaining rows. Every global load
