@@ -83,6 +83,38 @@ TEST(BlockedPlan, RunsStayInsideBlocksAndAddNoPass) {
   }
 }
 
+// Gathers of more rows than fit 128-byte segments are slow over DRAM (PERFORMANCE.md log 25):
+// plans use them only while all keys fit one cache block, and only where they save a pass.
+TEST(BlockedPlan, ShortSegmentGathersOnlyInTheCache) {
+  for (const std::size_t key_bytes : {std::size_t{4}, std::size_t{8}}) {
+    const unsigned full_segments = tuning::optimized_gather_full_segment_steps_max(key_bytes);
+    const unsigned block_log2 = key_bytes == 4 ? 22 : 21;  // the H100's
+    for (unsigned k = 15; k <= 28; ++k) {
+      const std::size_t n = (std::size_t{1} << k) - (k % 2);
+      for (const plan::device_shape device :
+           {plan::device_shape{0, 132}, plan::device_shape{block_log2, 132}}) {
+        const plan::plan p = plan::make_plan(algorithm::optimized, n, key_bytes, device);
+        const bool in_cache = device.block_log2 != 0 && p.log2_size <= device.block_log2;
+        for (const plan::pass& ps : p.passes) {
+          if (ps.kind == plan::pass_kind::gather_steps && !in_cache) {
+            EXPECT_LE(ps.steps(), full_segments) << plan::describe(p);
+          }
+        }
+      }
+    }
+  }
+  // int32 2^20 on an H100: the plan for few tiles gathers down to 2^10, stages 19 and 20 in one
+  // gather each (9 and 10 rows) instead of two.
+  const plan::device_shape h100{22, 132};
+  const std::size_t n = std::size_t{1} << 20;
+  const plan::plan in_cache = plan::make_plan(algorithm::optimized, n, 4, h100);
+  const plan::plan no_cache = plan::make_plan(algorithm::optimized, n, 4, {0, 132});
+  EXPECT_EQ(in_cache.passes.size() + 2, no_cache.passes.size()) << plan::describe(in_cache);
+  EXPECT_TRUE(std::any_of(in_cache.passes.begin(), in_cache.passes.end(), [](const plan::pass& ps) {
+    return ps.steps() == 10;
+  })) << plan::describe(in_cache);
+}
+
 TEST(BlockedPlan, OnlyTheOptimizedPathIsBlocked) {
   for (const algorithm algo : concrete_algorithms) {
     plan::plan p = plan::make_plan(algo, std::size_t{1} << 20, 4, {15});

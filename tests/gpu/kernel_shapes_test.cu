@@ -228,6 +228,14 @@ TEST(KernelShapes, BlockedPlans) {
 TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_gather_shapes<std::int32_t, ascending_less>(5);
   expect_gather_shapes<double, descending_less>(4);
+  // The shapes with 64 registers of keys a thread: 9 and 10 rows of 4-byte keys (64- and 32-byte
+  // segments, swizzled shared memory), 7 and 8 rows of 8-byte keys.
+  for (const unsigned rows : {9u, 10u}) {
+    expect_gather_shape<std::int32_t, ascending_less>(tuning::optimized<4>::warp_stages, rows);
+  }
+  for (const unsigned rows : {7u, 8u}) {
+    expect_gather_shape<double, descending_less>(tuning::optimized<8>::warp_stages, rows);
+  }
   expect_tail<std::int32_t, ascending_less>();
   expect_tail<double, descending_less>();
   expect_blocked_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 17) + 3);
