@@ -128,5 +128,9 @@ unsigned multiprocessor_count() {
   return unsigned(device_attribute(cudaDevAttrMultiProcessorCount));
 }
 
+bool chains_launches() {
+  return device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+}
+
 }  // namespace host
 }  // namespace bitonic

@@ -20,4 +20,8 @@ std::size_t l2_cache_bytes();
 //! The current device's multiprocessors (read once per device).
 unsigned multiprocessor_count();
 
+//! Whether the current device chains kernel launches in a stream (programmatic dependent launch:
+//! compute capability 9.0 and up; read once per device).
+bool chains_launches();
+
 }  // namespace bitonic::host

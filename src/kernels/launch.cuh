@@ -11,6 +11,7 @@
 
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
+#include "host/device.hpp"
 
 namespace bitonic::kernels {
 
@@ -74,10 +75,6 @@ __device__ __forceinline__ void wait_for_previous_pass() {
 template <class... Params, class... Args>
 void launch_chained(void (*kernel)(Params...), unsigned blocks, unsigned threads,
                     std::size_t smem_bytes, cudaStream_t stream, const char* what, Args... args) {
-  int device = 0, major = 0;
-  host::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  host::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-                   "cudaDeviceGetAttribute(compute capability)");
   cudaLaunchAttribute chained{};
   chained.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   chained.val.programmaticStreamSerializationAllowed = 1;
@@ -87,7 +84,7 @@ void launch_chained(void (*kernel)(Params...), unsigned blocks, unsigned threads
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
   config.attrs = &chained;
-  config.numAttrs = major >= 9 ? 1 : 0;
+  config.numAttrs = host::chains_launches() ? 1 : 0;
   host::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
 }
 

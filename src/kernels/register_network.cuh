@@ -14,9 +14,6 @@
 
 namespace bitonic::kernels {
 
-//! Every register of a thread holds a key.
-constexpr unsigned all_valid = ~0u;
-
 //! A bit per register of a thread with K registers of keys.
 template <unsigned K>
 using register_mask = std::conditional_t<(K > 32), unsigned long long, unsigned>;

@@ -79,21 +79,28 @@ struct optimized {
   //! would not fit the tile (4-byte keys, 9 and 10 rows: 64 and 32 bytes). A pass runs its top
   //! rows in registers, the rest after one exchange through shared memory, so Rows is at most
   //! 2 * keys_log2 - 2: 32 registers of keys up to 8 (4-byte) or 6 (8-byte) rows, 64 above.
-  static constexpr unsigned full_segment_log2 = KeyBytes == 4 ? 5 : 4;  // 128 bytes
+  static constexpr unsigned full_segment_log2 = KeyBytes == 4 ? 5 : 4;   // 128 bytes
+  static constexpr unsigned least_segment_log2 = full_segment_log2 - 2;  // 32 bytes, one sector
   static_assert((1u << full_segment_log2) * KeyBytes == 128, "a full segment is 128 bytes");
+  static constexpr unsigned gather_narrow_keys_log2 = KeyBytes == 4 ? 5 : 4;  // 32 registers
+  //! The most steps a gather pass runs: two rounds of 64 registers of keys, and rows times two
+  //! one-sector segments within a tile (10 for 4-byte keys, 8 for 8-byte).
+  static constexpr unsigned gather_steps_max =
+      2 * (gather_narrow_keys_log2 + 1) - 2 < tile_log2 - 1 - least_segment_log2
+          ? 2 * (gather_narrow_keys_log2 + 1) - 2
+          : tile_log2 - 1 - least_segment_log2;
   template <unsigned Rows>
   struct gather {
-    static constexpr unsigned narrow_keys_log2 = KeyBytes == 4 ? 5 : 4;  // 32 registers
-    static constexpr unsigned keys_log2 =
-        Rows <= 2 * narrow_keys_log2 - 2 ? narrow_keys_log2 : narrow_keys_log2 + 1;
+    static constexpr unsigned keys_log2 = Rows <= 2 * gather_narrow_keys_log2 - 2
+                                              ? gather_narrow_keys_log2
+                                              : gather_narrow_keys_log2 + 1;
     static constexpr unsigned threads = tile_keys >> keys_log2;
     static constexpr unsigned min_blocks = 2;  // caps registers at 64 or 128 (32 or 64 of keys)
     static constexpr unsigned segment_log2 =
         full_segment_log2 < tile_log2 - 1 - Rows ? full_segment_log2 : tile_log2 - 1 - Rows;
     static_assert(Rows >= 1 && Rows <= 2 * keys_log2 - 2, "more rows than two register rounds");
-    static_assert(segment_log2 >= 3, "segments of at least 32 bytes (one sector)");
+    static_assert(segment_log2 >= least_segment_log2, "segments of at least one sector");
   };
-  static constexpr unsigned gather_steps_max = KeyBytes == 4 ? 10 : 8;
   //! The most steps a gather pass runs with 128-byte segments. Shorter segments cost nothing in
   //! the L2, but over DRAM a 10-row pass took as long as the 7- and 6-row passes it replaced (H100,
   //! int32 2^24..2^28, 2026-11-22 03:17 UTC), so plans with passes over DRAM keep to these.
