@@ -4,6 +4,7 @@
 
 #include "host/device.hpp"
 #include "plan/plan.hpp"
+#include "plan/tuning.hpp"
 
 namespace bitonic {
 
@@ -67,7 +68,18 @@ void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
 }
 
 plan::device_shape current_device_shape(std::size_t key_bytes) {
-  return {plan::cache_block_log2(host::l2_cache_bytes(), key_bytes), host::multiprocessor_count()};
+  // The largest cluster of the cluster sort's blocks (one an SM) the device places, as a power of
+  // two up to the tuning's.
+  using clusters = tuning::cluster_sort<4>;
+  unsigned cluster_log2 = 0;
+  if (const unsigned most = tuning::cluster_sort_log2_max(key_bytes); most != 0) {
+    const unsigned blocks = host::cluster_blocks_max(clusters::block_threads,
+                                                     host::one_block_per_multiprocessor_smem());
+    while (cluster_log2 < most && (2u << cluster_log2) <= blocks)
+      ++cluster_log2;
+  }
+  return {plan::cache_block_log2(host::l2_cache_bytes(), key_bytes), host::multiprocessor_count(),
+          cluster_log2 == 0 ? 0 : clusters::block_log2 + cluster_log2};
 }
 
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes) {

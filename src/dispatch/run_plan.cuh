@@ -12,6 +12,7 @@
 #include "kernels/block_merge.cuh"
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
+#include "kernels/optimized_cluster_sort.cuh"
 #include "kernels/optimized_gather.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
@@ -56,6 +57,9 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
               "bitonic: internal error: a register_tile pass that is neither a first pass "
               "nor a stage's tail");
         }
+        break;
+      case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
+        kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
         break;
       case plan::pass_kind::gather_steps:
         kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);

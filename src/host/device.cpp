@@ -120,6 +120,18 @@ std::size_t shared_memory_per_block_optin() {
   return device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
 }
 
+std::size_t shared_memory_per_multiprocessor() {
+  return device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+}
+
+bool launches_clusters() {
+  return device_attribute(cudaDevAttrClusterLaunch) != 0;
+}
+
+std::size_t one_block_per_multiprocessor_smem() {
+  return shared_memory_per_multiprocessor() / 2 + 1024;
+}
+
 std::size_t l2_cache_bytes() {
   return device_attribute(cudaDevAttrL2CacheSize);
 }

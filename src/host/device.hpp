@@ -14,6 +14,20 @@ void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes
 //! Shared memory one block of the current device may opt in to, in bytes (cached per device).
 std::size_t shared_memory_per_block_optin();
 
+//! Shared memory of one multiprocessor of the current device, in bytes (read once per device).
+std::size_t shared_memory_per_multiprocessor();
+
+//! Whether the current device launches thread-block clusters (compute capability 9.0 and up).
+bool launches_clusters();
+
+//! Dynamic shared memory that keeps a block alone on its multiprocessor (more than half of it).
+std::size_t one_block_per_multiprocessor_smem();
+
+//! The most blocks of `threads` threads and `smem_bytes` of dynamic shared memory the current
+//! device places in one cluster (non-portable sizes allowed); 0 without clusters. Read once per
+//! device and shape (clusters.cu).
+unsigned cluster_blocks_max(unsigned threads, std::size_t smem_bytes);
+
 //! The current device's L2 cache size in bytes (read once per device).
 std::size_t l2_cache_bytes();
 

@@ -38,18 +38,28 @@ __device__ void for_each_tile(network::index_t n, Run run) {
   }
 }
 
-//! Lets `Kernel` use `bytes` of dynamic shared memory (beyond the default 48 KiB). The setting
-//! belongs to each device's context, so it is made once per device, not once per process.
-template <auto Kernel>
-void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
+//! Calls set() once per device and call site: a kernel's attributes belong to each device's
+//! context, so they are set once per device, not once per process.
+template <class Set>
+void once_per_device(Set set) {
   static std::atomic<std::uint64_t> devices_done{0};
   int device = 0;
   host::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
   if ((devices_done.load(std::memory_order_relaxed) & bit) != 0) return;
-  host::check_cuda(
-      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), what);
+  set();
   devices_done.fetch_or(bit, std::memory_order_relaxed);
+}
+
+//! Lets `Kernel` use `bytes` of dynamic shared memory (beyond the default 48 KiB); `bytes` must be
+//! the same for every call on one device.
+template <auto Kernel>
+void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
+  once_per_device([&] {
+    host::check_cuda(
+        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+        what);
+  });
 }
 
 // Chained launches (Hopper's programmatic dependent launch) for the optimized path's passes: the
@@ -70,22 +80,38 @@ __device__ __forceinline__ void wait_for_previous_pass() {
 
 //! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...), chained to the kernel before
 //! it in the stream where the device supports it (compute capability 9.0 and up); the kernel must
-//! call wait_for_previous_pass before it touches memory the previous kernel writes. `what` names
-//! the launch in errors.
+//! call wait_for_previous_pass before it touches memory the previous kernel writes. With
+//! cluster_blocks (0: none), the blocks form clusters of that many (devices with clusters only).
+//! `what` names the launch in errors.
 template <class... Params, class... Args>
-void launch_chained(void (*kernel)(Params...), unsigned blocks, unsigned threads,
-                    std::size_t smem_bytes, cudaStream_t stream, const char* what, Args... args) {
-  cudaLaunchAttribute chained{};
-  chained.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  chained.val.programmaticStreamSerializationAllowed = 1;
+void launch_chained_clusters(void (*kernel)(Params...), unsigned blocks, unsigned cluster_blocks,
+                             unsigned threads, std::size_t smem_bytes, cudaStream_t stream,
+                             const char* what, Args... args) {
+  cudaLaunchAttribute attributes[2]{};
+  unsigned count = 0;
+  if (host::chains_launches()) {
+    attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[count++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster_blocks != 0) {
+    attributes[count].id = cudaLaunchAttributeClusterDimension;
+    attributes[count++].val.clusterDim = {cluster_blocks, 1, 1};
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(threads);
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
-  config.attrs = &chained;
-  config.numAttrs = host::chains_launches() ? 1 : 0;
+  config.attrs = attributes;
+  config.numAttrs = count;
   host::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
+}
+
+//! launch_chained_clusters without clusters.
+template <class... Params, class... Args>
+void launch_chained(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                    std::size_t smem_bytes, cudaStream_t stream, const char* what, Args... args) {
+  launch_chained_clusters(kernel, blocks, 0, threads, smem_bytes, stream, what, args...);
 }
 
 }  // namespace bitonic::kernels

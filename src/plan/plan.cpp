@@ -174,6 +174,15 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
       const unsigned block_log2 = device.block_log2;
       const bool blocks = k > block_log2 && block_log2 > tile_log2;
       const std::size_t tiles = ((n - 1) >> tile_log2) + 1;
+      // Small n on one cluster in one launch, where the device has clusters for this key size.
+      using clusters = tuning::cluster_sort<4>;  // the same blocks for both key sizes
+      const unsigned most_clustered =
+          std::min(device.cluster_sort_log2,
+                   clusters::block_log2 + tuning::cluster_sort_log2_max(key_bytes));
+      if (k >= clusters::stages_min && k <= most_clustered) {
+        p.passes.push_back({pass_kind::cluster_sort, step{1, 0}, step{k, 0}, k});
+        break;
+      }
       p.passes =
           optimized_passes(k, key_bytes, blocks ? block_log2 : 0,
                            n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count,
@@ -201,6 +210,8 @@ std::string_view to_string(pass_kind kind) {
       return "register_tile";
     case pass_kind::gather_steps:
       return "gather_steps";
+    case pass_kind::cluster_sort:
+      return "cluster_sort";
   }
   return "?";
 }

@@ -19,6 +19,7 @@ enum class pass_kind {
   merge_runs,     //!< merge neighbouring sorted runs of 2^run_log2 keys into runs of twice that
   register_tile,  //!< optimized: steps local to tiles of 2^span_log2 keys, registers + shuffles
   gather_steps,   //!< optimized: several steps of one stage wider than a tile, in one pass
+  cluster_sort,   //!< optimized: every stage of up to 2^span_log2 keys on one cluster of blocks
 };
 
 struct pass {
@@ -66,6 +67,10 @@ struct device_shape {
   //! 1..warp_stages on every warp's keys, then the rest on tiles), and each later stage gathers
   //! down to a warp's keys and ends on warps. More passes, but fewer steps on each lone tile.
   unsigned sm_count = 0;
+  //! The most stages one cluster of blocks sorts in one launch (0: none; at most
+  //! tuning::cluster_sort::stages_max): plans for n from 2^cluster_sort::stages_min keys up
+  //! to 2^cluster_sort_log2 are that one pass.
+  unsigned cluster_sort_log2 = 0;
 };
 
 //! Turns (algorithm, n, key size) into passes. `algo` must not be automatic (resolve it first).

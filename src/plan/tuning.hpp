@@ -114,6 +114,23 @@ struct optimized {
   static constexpr std::size_t tile_smem_bytes = std::size_t{padded(tile_keys)} * KeyBytes;
 };
 
+//! The optimized path's sort of small n on one cluster (optimized_cluster_sort.cuh): 2^
+//! cluster_log2_min to 2^cluster_log2_max blocks (16: Hopper's largest cluster, non-portable) of
+//! 2^block_log2 keys, 32 a thread, one block an SM, so n from 2^stages_min to 2^stages_max keys.
+//! Measured against the plans without a cluster (H100, 2026-11-22, docs/PERFORMANCE.md log 28):
+//! two blocks (2^13 keys) gained little for int32 and lost for float; blocks of 2^13 and 2^14
+//! keys (2^17, 2^18 int32) lost; 8-byte keys lost at every size, so they have none.
+template <std::size_t KeyBytes>
+struct cluster_sort {
+  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static constexpr unsigned block_log2 = 12;
+  static constexpr unsigned block_threads = 1u << (block_log2 - 5);  // four warps
+  static constexpr unsigned cluster_log2_min = 2;
+  static constexpr unsigned cluster_log2_max = KeyBytes == 4 ? 4 : 0;
+  static constexpr unsigned stages_min = block_log2 + cluster_log2_min;
+  static constexpr unsigned stages_max = cluster_log2_max == 0 ? 0 : block_log2 + cluster_log2_max;
+};
+
 //! The optimized plan for few tiles (first pass split, stages ending on warps) while every tile
 //! has at least this many SMs (H100/H200, int32: 2^20 keys 3 % faster split, 2^21 7 % slower).
 constexpr unsigned few_tiles_sms_per_tile = 2;
@@ -129,6 +146,10 @@ constexpr unsigned shared_tile_log2(std::size_t key_bytes) {
 //! optimized<KeyBytes>::tile_log2 for a key size known only at run time.
 constexpr unsigned optimized_tile_log2(std::size_t key_bytes) {
   return key_bytes == 4 ? optimized<4>::tile_log2 : optimized<8>::tile_log2;
+}
+//! cluster_sort<KeyBytes>::cluster_log2_max for a key size known only at run time.
+constexpr unsigned cluster_sort_log2_max(std::size_t key_bytes) {
+  return key_bytes == 4 ? cluster_sort<4>::cluster_log2_max : cluster_sort<8>::cluster_log2_max;
 }
 //! optimized<KeyBytes>::warp_stages for a key size known only at run time.
 constexpr unsigned optimized_warp_stages(std::size_t key_bytes) {

@@ -123,6 +123,17 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
         }
         break;
       }
+      case pass_kind::cluster_sort: {
+        // One cluster sorts everything: from two blocks to the kernel's largest cluster, in
+        // the plan's only pass.
+        using clusters = tuning::cluster_sort<4>;
+        const unsigned most = clusters::block_log2 + tuning::cluster_sort_log2_max(key_bytes);
+        if (algo != algorithm::optimized || p.passes.size() != 1 || ps.span_log2 != k ||
+            ps.last != (step{k, 0}) || k < clusters::stages_min || k > most) {
+          return fail() << where << "cluster_sort that is not the whole of a small sort";
+        }
+        break;
+      }
       case pass_kind::merge_runs:
         break;
     }
@@ -158,15 +169,43 @@ TEST(Plan, EveryAlgorithmRunsTheWholeNetworkOnce) {
   for (const algorithm algo : test::concrete_algorithms) {
     for (const std::size_t key_bytes : {4u, 8u}) {
       for (const std::size_t n : plan_lengths()) {
-        // Device shapes: none, an H100's (2^22-key blocks, 132 SMs), one that splits every
-        // first pass.
+        // Device shapes: none, an H100's (2^22-key blocks, 132 SMs, clusters for 4-byte keys up
+        // to 2^16), one that splits every first pass.
+        const unsigned clusters = key_bytes == 4 ? tuning::cluster_sort<4>::stages_max : 0;
         for (const device_shape device :
-             {device_shape{}, device_shape{22, 132}, device_shape{0, 1u << 30}}) {
+             {device_shape{}, device_shape{22, 132, clusters}, device_shape{0, 1u << 30}}) {
           const plan p = make_plan(algo, n, key_bytes, device);
           ASSERT_TRUE(is_valid_plan(p, algo, n, key_bytes))
               << "key_bytes=" << key_bytes << " sm_count=" << device.sm_count << '\n'
               << describe(p);
         }
+      }
+    }
+  }
+}
+
+// With clusters (device_shape::cluster_sort_log2), every n from two blocks' keys to that many
+// stages is one cluster_sort pass, and other sizes keep their plans. (8-byte keys have no
+// cluster sort: current_device_shape leaves it 0 for them.)
+TEST(Plan, ClusterSortForSmallN) {
+  using C = tuning::cluster_sort<4>;
+  const std::size_t key_bytes = 4;
+  for (const unsigned most : {C::block_log2 + 2, C::stages_max}) {
+    const unsigned least = C::stages_min;
+    for (unsigned k = least - 1; k <= most + 1; ++k) {
+      for (const std::size_t n : {(std::size_t{1} << (k - 1)) + 1, std::size_t{1} << k}) {
+        const plan with = make_plan(algorithm::optimized, n, key_bytes, {22, 132, most});
+        const plan without = make_plan(algorithm::optimized, n, key_bytes, {22, 132, 0});
+        const bool cluster = k >= least && k <= most;
+        EXPECT_EQ(with.passes.size() == 1 && with.passes[0].kind == pass_kind::cluster_sort,
+                  cluster)
+            << describe(with);
+        if (!cluster) {
+          EXPECT_EQ(describe(with), describe(without));
+        }
+        EXPECT_TRUE(std::none_of(without.passes.begin(), without.passes.end(), [](const pass& ps) {
+          return ps.kind == pass_kind::cluster_sort;
+        })) << describe(without);
       }
     }
   }

@@ -19,6 +19,8 @@
 #include "cpu/execute.hpp"
 #include "device_memory.hpp"
 #include "dispatch/run_plan.cuh"
+#include "host/device.hpp"
+#include "kernels/optimized_cluster_sort.cuh"
 #include "kernels/optimized_gather.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
@@ -223,6 +225,50 @@ TEST(KernelShapes, BlockedPlans) {
   }
 }
 
+// The sort of small n on one cluster (optimized_cluster_sort): every shape (4..16 blocks of
+// 2^12 four-byte keys; none for 8-byte keys), n a power of two, one past the previous
+// power (mostly pads: blocks holding no key) and between, uniform and few distinct keys; one
+// short of a power with every distribution; both orders; against std::sort.
+template <class Key, class Less>
+void expect_cluster_sorts(std::size_t n, distribution d) {
+  const unsigned stages = network::ceil_log2(n);
+  const std::uint64_t seed = case_seed(n, d);
+  const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  device_array<Key> keys(n);
+  keys.upload(input);
+  kernels::optimized_cluster_sort::launch(keys.get(), index_t{n}, stages, Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<Key> expected = input;
+  std::sort(expected.begin(), expected.end(), Less{});
+  EXPECT_TRUE(matches_reference(keys.download(), expected))
+      << "cluster sort " << tools::type_name<Key>() << " n=" << n << " " << tools::to_string(d)
+      << " seed=" << seed;
+}
+
+template <class Key>
+void expect_cluster_sorts_all_cases() {
+  using C = tuning::cluster_sort<sizeof(Key)>;
+  for (unsigned k = C::stages_min; k <= C::stages_max; ++k) {
+    const std::size_t power = std::size_t{1} << k;
+    for (const distribution d : tools::all_distributions) {
+      expect_cluster_sorts<Key, ascending_less>(power - 1, d);
+      expect_cluster_sorts<Key, descending_less>(power - 1, d);
+    }
+    for (const std::size_t n : {power, power / 2 + 1, power / 2 + power / 3 + 7}) {
+      expect_cluster_sorts<Key, ascending_less>(n, distribution::uniform);
+      expect_cluster_sorts<Key, descending_less>(n, distribution::few);
+    }
+  }
+}
+
+TEST(KernelShapes, ClusterSort) {
+  if (!host::launches_clusters()) GTEST_SKIP() << "no thread-block clusters on this device";
+  expect_cluster_sorts_all_cases<std::int32_t>();
+  expect_cluster_sorts_all_cases<std::uint32_t>();
+  expect_cluster_sorts_all_cases<float>();
+  static_assert(tuning::cluster_sort<8>::stages_max == 0, "test 8-byte keys when they have one");
+}
+
 // Small enough for compute-sanitizer (scripts/gpu-check runs the Sanitize* tests under it): both
 // rounds of the gather kernel, with and without a flip, full and cut row blocks, and the tail.
 TEST(SanitizeKernelShapes, SmallGathersAndTails) {
@@ -239,6 +285,11 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_tail<std::int32_t, ascending_less>();
   expect_tail<double, descending_less>();
   expect_blocked_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 17) + 3);
+  if (host::launches_clusters()) {  // 16 blocks, the last 7 all pads; 4 blocks
+    expect_cluster_sorts<std::int32_t, descending_less>((std::size_t{1} << 15) + 3,
+                                                        distribution::uniform);
+    expect_cluster_sorts<float, ascending_less>((std::size_t{1} << 14) - 5, distribution::nan);
+  }
   for (const bool split : {false, true}) {
     expect_sorted_tiles<float, descending_less>(2 * tuning::optimized<4>::tile_keys + 5,
                                                 distribution::nan, split);
