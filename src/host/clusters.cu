@@ -16,7 +16,7 @@ __global__ void cluster_probe() {}
 }  // namespace
 
 unsigned cluster_blocks_max(unsigned threads, std::size_t smem_bytes) {
-  if (!launches_clusters()) return 0;
+  if (!launches_clusters() || smem_bytes > shared_memory_per_block_optin()) return 0;
   int device = 0;
   BITONIC_CUDA_CHECK(cudaGetDevice(&device));
   static std::mutex mutex;

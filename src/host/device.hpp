@@ -24,8 +24,8 @@ bool launches_clusters();
 std::size_t one_block_per_multiprocessor_smem();
 
 //! The most blocks of `threads` threads and `smem_bytes` of dynamic shared memory the current
-//! device places in one cluster (non-portable sizes allowed); 0 without clusters. Read once per
-//! device and shape (clusters.cu).
+//! device places in one cluster (non-portable sizes allowed); 0 without clusters or when a block
+//! cannot have that much shared memory. Read once per device and shape (clusters.cu).
 unsigned cluster_blocks_max(unsigned threads, std::size_t smem_bytes);
 
 //! The current device's L2 cache size in bytes (read once per device).

@@ -38,7 +38,8 @@ __device__ void for_each_tile(network::index_t n, Run run) {
   }
 }
 
-//! Calls set() once per device and call site: a kernel's attributes belong to each device's
+//! Calls set() once per device for each type Set (a lambda: one per call site and per
+//! instantiation of the template around it): a kernel's attributes belong to each device's
 //! context, so they are set once per device, not once per process.
 template <class Set>
 void once_per_device(Set set) {
