@@ -58,7 +58,10 @@ bool gpu_available() noexcept;
 //! When the keys exceed a block of the L2 cache, `optimized` runs half of its cache-blocked passes
 //! on a side stream of the calling host thread, forked from and joined back to `opt.stream` by
 //! events: work enqueued on `opt.stream` after the call still runs after all of the sort, and
-//! the call can be captured into a CUDA graph.
+//! the call can be captured into a CUDA graph. Below that block, once the keys span more tiles
+//! than half the SMs, it merges its middle stages on every tile at once: one cooperative launch
+//! (all its thread blocks resident together), which fails with bitonic::error where the device
+//! cannot hold them all (a GPU shared through MPS with a cap on its SMs, for one).
 //! block_merge allocates (and frees) a scratch buffer of n keys stream-ordered on `opt.stream`;
 //! every other algorithm works in place with no extra memory.
 //!

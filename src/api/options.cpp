@@ -1,5 +1,6 @@
 #include "api/options.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "host/device.hpp"
@@ -44,10 +45,12 @@ std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes) 
       gpu_available() ? api::current_device_shape(key_bytes) : plan::device_shape{};
   const plan::plan p =
       plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n, key_bytes, device);
-  std::size_t merges = 0;
-  for (const plan::pass& ps : p.passes)
+  std::size_t passes = 0, merges = 0;
+  for (const plan::pass& ps : p.passes) {
+    passes += ps.memory_passes();
     merges += ps.kind == plan::pass_kind::merge_runs;
-  return p.passes.size() + merges % 2;  // an odd number of merges ends with a copy back
+  }
+  return passes + merges % 2;  // an odd number of merges ends with a copy back
 }
 
 namespace api {
@@ -78,8 +81,20 @@ plan::device_shape current_device_shape(std::size_t key_bytes) {
     while (cluster_log2 < most && (2u << cluster_log2) <= blocks)
       ++cluster_log2;
   }
+  // The optimized path's tiles resident at once: tile_min_blocks an SM (their registers), fewer
+  // where an SM's shared memory holds fewer (the system keeps 1 KiB of it per block).
+  unsigned resident_tiles = 0;
+  if (host::launches_cooperative()) {
+    const std::size_t tile_smem = key_bytes == 4 ? tuning::optimized<4>::tile_smem_bytes
+                                                 : tuning::optimized<8>::tile_smem_bytes;
+    static_assert(tuning::optimized<4>::tile_min_blocks == tuning::optimized<8>::tile_min_blocks);
+    const std::size_t per_sm =
+        std::min<std::size_t>(tuning::optimized<4>::tile_min_blocks,
+                              host::shared_memory_per_multiprocessor() / (tile_smem + 1024));
+    resident_tiles = unsigned(per_sm) * host::multiprocessor_count();
+  }
   return {plan::cache_block_log2(host::l2_cache_bytes(), key_bytes), host::multiprocessor_count(),
-          cluster_log2 == 0 ? 0 : clusters::block_log2 + cluster_log2};
+          cluster_log2 == 0 ? 0 : clusters::block_log2 + cluster_log2, resident_tiles};
 }
 
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes) {

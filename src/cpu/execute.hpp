@@ -92,6 +92,7 @@ void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* da
     case plan::pass_kind::tile_steps:
     case plan::pass_kind::register_tile:
     case plan::pass_kind::cluster_sort:
+    case plan::pass_kind::merge_stages:
       run_steps(at, span.count, ps.first, ps.last, ps.span_log2, less);
       return;
     case plan::pass_kind::merge_runs:

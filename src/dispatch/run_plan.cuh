@@ -14,6 +14,7 @@
 #include "kernels/global_step.cuh"
 #include "kernels/optimized_cluster_sort.cuh"
 #include "kernels/optimized_gather.cuh"
+#include "kernels/optimized_merge.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
 #include "kernels/shared_tiles.cuh"
@@ -60,6 +61,9 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         break;
       case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
         kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
+        break;
+      case plan::pass_kind::merge_stages:
+        kernels::optimized_merge::launch(at, count, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::gather_steps:
         kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);

@@ -128,6 +128,10 @@ bool launches_clusters() {
   return device_attribute(cudaDevAttrClusterLaunch) != 0;
 }
 
+bool launches_cooperative() {
+  return device_attribute(cudaDevAttrCooperativeLaunch) != 0;
+}
+
 std::size_t one_block_per_multiprocessor_smem() {
   return shared_memory_per_multiprocessor() / 2 + 1024;
 }

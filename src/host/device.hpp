@@ -28,6 +28,10 @@ std::size_t one_block_per_multiprocessor_smem();
 //! cannot have that much shared memory. Read once per device and shape (clusters.cu).
 unsigned cluster_blocks_max(unsigned threads, std::size_t smem_bytes);
 
+//! Whether the current device launches cooperative kernels (all blocks resident at once; read
+//! once per device).
+bool launches_cooperative();
+
 //! The current device's L2 cache size in bytes (read once per device).
 std::size_t l2_cache_bytes();
 

@@ -79,6 +79,22 @@ __device__ __forceinline__ void wait_for_previous_pass() {
 #endif
 }
 
+//! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...) with `count` launch
+//! attributes. `what` names the launch in errors.
+template <class... Params, class... Args>
+void launch_with_attributes(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                            std::size_t smem_bytes, cudaStream_t stream, const char* what,
+                            cudaLaunchAttribute* attributes, unsigned count, Args... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = count;
+  host::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
+}
+
 //! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...), chained to the kernel before
 //! it in the stream where the device supports it (compute capability 9.0 and up); the kernel must
 //! call wait_for_previous_pass before it touches memory the previous kernel writes. With
@@ -98,14 +114,23 @@ void launch_chained_clusters(void (*kernel)(Params...), unsigned blocks, unsigne
     attributes[count].id = cudaLaunchAttributeClusterDimension;
     attributes[count++].val.clusterDim = {cluster_blocks, 1, 1};
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = count;
-  host::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
+  launch_with_attributes(kernel, blocks, threads, smem_bytes, stream, what, attributes, count,
+                         args...);
+}
+
+//! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...) cooperatively: all its
+//! blocks are resident at once (the launch fails if they cannot be), so they may wait for each
+//! other (cooperative_groups::this_grid().sync()). Not chained: it starts after the kernel before
+//! it has finished.
+template <class... Params, class... Args>
+void launch_cooperative(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                        std::size_t smem_bytes, cudaStream_t stream, const char* what,
+                        Args... args) {
+  cudaLaunchAttribute cooperative{};
+  cooperative.id = cudaLaunchAttributeCooperative;
+  cooperative.val.cooperative = 1;
+  launch_with_attributes(kernel, blocks, threads, smem_bytes, stream, what, &cooperative, 1,
+                         args...);
 }
 
 //! launch_chained_clusters without clusters.

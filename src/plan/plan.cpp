@@ -52,9 +52,10 @@ void add_gathers(std::vector<pass>& passes, unsigned s, unsigned hi, unsigned lo
 // when that costs no extra pass, so that the passes below it stay inside blocks. For few tiles
 // (`split`), the first pass splits at warp_stages and every stage ends on warps. Gathers of more
 // rows than fit 128-byte segments run only where they save a pass and all keys stay in the cache
-// (`in_cache`).
+// (`in_cache`). Stages tile_log2+1..merge_log2 (none when merge_log2 <= tile_log2) are one
+// merge_stages pass instead.
 std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned block_log2,
-                                   bool split, bool in_cache) {
+                                   bool split, bool in_cache, unsigned merge_log2) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
   const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
   const unsigned full_segments = tuning::optimized_gather_full_segment_steps_max(key_bytes);
@@ -87,9 +88,14 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
     out.push_back({pass_kind::register_tile, step{s, tail_log2 - 1}, step{s, 0}, tail_log2});
     return out;
   };
+  const unsigned merged = std::min(k, merge_log2);
+  if (merged > tile_log2) {
+    passes.push_back(
+        {pass_kind::merge_stages, step{tile_log2 + 1, tile_log2}, step{merged, 0}, merged});
+  }
   // Per stage the fewest passes; among equals, 128-byte segments before shorter ones and warp
   // tails before tile tails.
-  for (unsigned s = tile_log2 + 1; s <= k; ++s) {
+  for (unsigned s = std::max(tile_log2, merged) + 1; s <= k; ++s) {
     std::vector<pass> chosen;
     for (const unsigned per_pass : {full_segments, most_rows}) {
       for (const unsigned tail_log2 : {warp_stages, tile_log2}) {
@@ -125,6 +131,10 @@ unsigned pass::reach_log2() const {
 unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes) {
   const std::size_t keys = cache_bytes / 4 * 3 / blocks_in_flight / key_bytes;
   return keys < 2 ? 0 : network::ceil_log2(keys + 1) - 1;
+}
+
+unsigned pass::memory_passes() const {
+  return kind == pass_kind::merge_stages ? last.stage + 1 - first.stage : 1;
 }
 
 network::index_t pass::steps() const {
@@ -183,10 +193,16 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
         p.passes.push_back({pass_kind::cluster_sort, step{1, 0}, step{k, 0}, k});
         break;
       }
-      p.passes =
-          optimized_passes(k, key_bytes, blocks ? block_log2 : 0,
-                           n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count,
-                           block_log2 != 0 && k <= block_log2);
+      const bool split = n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count;
+      // Merged stages on the tiles resident at once, only while the keys fit one cache block:
+      // with blocked passes (two blocks at once, merges on half the tiles each) they gained 1-4 %
+      // for integer keys and lost 1-6 % for float (H100, 2026-11-23, docs/PERFORMANCE.md log 29).
+      const unsigned merge_log2 =
+          split || blocks || device.resident_tiles == 0
+              ? 0
+              : tile_log2 + network::ceil_log2(device.resident_tiles + 1) - 1;
+      p.passes = optimized_passes(k, key_bytes, blocks ? block_log2 : 0, split,
+                                  block_log2 != 0 && k <= block_log2, merge_log2);
       if (blocks) p.blocked = blocked_runs(p.passes, block_log2);
       break;
     }
@@ -212,6 +228,8 @@ std::string_view to_string(pass_kind kind) {
       return "gather_steps";
     case pass_kind::cluster_sort:
       return "cluster_sort";
+    case pass_kind::merge_stages:
+      return "merge_stages";
   }
   return "?";
 }

@@ -20,6 +20,8 @@ enum class pass_kind {
   register_tile,  //!< optimized: steps local to tiles of 2^span_log2 keys, registers + shuffles
   gather_steps,   //!< optimized: several steps of one stage wider than a tile, in one pass
   cluster_sort,   //!< optimized: every stage of up to 2^span_log2 keys on one cluster of blocks
+  merge_stages,   //!< optimized: whole stages past a tile, one pass each, on all the tiles of
+                  //!< 2^span_log2 keys at once (merge path, then a bitonic merge per tile)
 };
 
 struct pass {
@@ -31,6 +33,8 @@ struct pass {
 
   //! Number of network steps the pass runs (0 for merge_runs).
   network::index_t steps() const;
+  //! Times the pass reads and writes every key: once, but once per stage for merge_stages.
+  unsigned memory_passes() const;
   //! Its comparators stay inside aligned blocks of 2^reach_log2() keys (network passes only).
   unsigned reach_log2() const;
 };
@@ -71,6 +75,11 @@ struct device_shape {
   //! tuning::cluster_sort::stages_max): plans for n from 2^cluster_sort::stages_min keys up
   //! to 2^cluster_sort_log2 are that one pass.
   unsigned cluster_sort_log2 = 0;
+  //! Tiles of the optimized path that the device holds at once (its SMs times the tiles an SM
+  //! holds; 0: none, or no cooperative launches). Unless the plan is for few tiles or has
+  //! blocked passes, the stages whose runs fit that many tiles run as merge_stages, one pass
+  //! each.
+  unsigned resident_tiles = 0;
 };
 
 //! Turns (algorithm, n, key size) into passes. `algo` must not be automatic (resolve it first).

@@ -2,7 +2,8 @@
 // stay inside cache-sized blocks run block by block. Checked here on the CPU executor, which runs
 // the same order as the GPU's: the blocked range is well formed, and the sort still matches
 // std::sort, with blocks small enough that every length below meets several of them. A first pass
-// split in two (as on a device with more SMs than tiles) sorts as the whole one does.
+// split in two (as on a device with more SMs than tiles) sorts as the whole one does, and so do
+// plans with merged stages (on a device that holds several tiles at once).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -151,12 +152,18 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
   for (const std::size_t n : lengths) {
     const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
     for (const order direction : all_orders) {
-      plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {15});
-      ASSERT_FALSE(p.blocked.empty());
-      std::vector<Key> keys = c.input;
-      api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
-      EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
-          << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized) << " blocked";
+      // Blocks of 2^15 keys; blocks of 2^17 with stages merged on 8 resident tiles (4 a lane).
+      for (const plan::device_shape device : {plan::device_shape{15}, {17, 4, 0, 8}}) {
+        plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device);
+        if (device.resident_tiles == 0) {
+          ASSERT_FALSE(p.blocked.empty());
+        }
+        std::vector<Key> keys = c.input;
+        api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
+        EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
+            << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized) << '\n'
+            << plan::describe(p);
+      }
     }
   }
 }

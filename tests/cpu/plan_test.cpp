@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/options.hpp"
 #include "common_test.hpp"
 #include "plan/tuning.hpp"
 
@@ -134,8 +135,23 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
         }
         break;
       }
+      case pass_kind::merge_stages: {
+        // Whole stages past the first pass's tile, run on tiles of the optimized path.
+        const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+        if (algo != algorithm::optimized || ps.first != (step{tile_log2 + 1, tile_log2}) ||
+            ps.last.distance_log2 != 0 || ps.span_log2 != ps.last.stage) {
+          return fail() << where << "merge_stages that are not whole stages past the tile";
+        }
+        if (ps.memory_passes() != ps.last.stage - tile_log2) {
+          return fail() << where << "merge_stages counts " << ps.memory_passes() << " passes";
+        }
+        break;
+      }
       case pass_kind::merge_runs:
         break;
+    }
+    if (ps.kind != pass_kind::merge_stages && ps.memory_passes() != 1) {
+      return fail() << where << "counts " << ps.memory_passes() << " passes over memory";
     }
     if (ps.steps() != ps.last.ordinal() - ps.first.ordinal() + 1) {
       return fail() << where << "steps() disagrees with its range";
@@ -170,10 +186,12 @@ TEST(Plan, EveryAlgorithmRunsTheWholeNetworkOnce) {
     for (const std::size_t key_bytes : {4u, 8u}) {
       for (const std::size_t n : plan_lengths()) {
         // Device shapes: none, an H100's (2^22-key blocks, 132 SMs, clusters for 4-byte keys up
-        // to 2^16), one that splits every first pass.
+        // to 2^16) without and with its 264 resident tiles, one that splits every first pass,
+        // one with resident tiles and no cache known.
         const unsigned clusters = key_bytes == 4 ? tuning::cluster_sort<4>::stages_max : 0;
         for (const device_shape device :
-             {device_shape{}, device_shape{22, 132, clusters}, device_shape{0, 1u << 30}}) {
+             {device_shape{}, device_shape{22, 132, clusters}, device_shape{22, 132, clusters, 264},
+              device_shape{0, 1u << 30}, device_shape{0, 8, 0, 16}}) {
           const plan p = make_plan(algo, n, key_bytes, device);
           ASSERT_TRUE(is_valid_plan(p, algo, n, key_bytes))
               << "key_bytes=" << key_bytes << " sm_count=" << device.sm_count << '\n'
@@ -255,6 +273,40 @@ TEST(Plan, FewTilesSplitTheFirstPassAndEndStagesOnWarps) {
   }
 }
 
+// With tiles resident at once (device_shape::resident_tiles), the stages past the first pass whose
+// runs fit them are one merge_stages pass, unless the plan is for few tiles or has blocked passes.
+// H100: 264 tiles of 2^14 four-byte keys (2^13 eight-byte), blocks of 2^22 (2^21) keys.
+TEST(Plan, MergedStagesOnResidentTiles) {
+  const auto merged_stages = [](std::size_t n, std::size_t key_bytes, device_shape device) {
+    const plan p = make_plan(algorithm::optimized, n, key_bytes, device);
+    const auto merge = std::find_if(p.passes.begin(), p.passes.end(), [](const pass& ps) {
+      return ps.kind == pass_kind::merge_stages;
+    });
+    return merge == p.passes.end() ? step{} : merge->last;
+  };
+  const device_shape h100{22, 132, 0, 264};
+  EXPECT_EQ(merged_stages(std::size_t{1} << 22, 4, h100), (step{22, 0}));
+  EXPECT_EQ(merged_stages((std::size_t{1} << 20) * 3, 4, h100), (step{22, 0}));
+  EXPECT_EQ(merged_stages((std::size_t{1} << 21) + 1, 4, h100), (step{22, 0}));
+  EXPECT_EQ(merged_stages(std::size_t{1} << 21, 4, h100), (step{21, 0}));  // 128 tiles > 66
+  EXPECT_EQ(merged_stages(std::size_t{1} << 20, 4, h100), step{});         // few tiles: split
+  EXPECT_EQ(merged_stages(std::size_t{1} << 14, 4, h100), step{});         // one tile
+  EXPECT_EQ(merged_stages((std::size_t{1} << 22) + 1, 4, h100), step{});   // blocked passes
+  EXPECT_EQ(merged_stages(std::size_t{1} << 27, 4, h100), step{});
+  EXPECT_EQ(merged_stages(std::size_t{1} << 21, 8, {21, 132, 0, 264}), (step{21, 0}));
+  EXPECT_EQ(merged_stages(std::size_t{1} << 22, 8, {21, 132, 0, 264}), step{});
+  EXPECT_EQ(merged_stages(std::size_t{1} << 22, 4, {22, 132, 0, 1}), step{});  // one tile
+  // No cache known: merges in blocks of the resident tiles' keys, one after the other.
+  EXPECT_EQ(merged_stages(std::size_t{1} << 24, 4, {0, 132, 0, 264}), (step{22, 0}));
+  // A merge_stages pass counts one pass over memory per stage: stages 15..22 were sixteen
+  // passes (a gather and a tail each).
+  const plan p = make_plan(algorithm::optimized, std::size_t{1} << 22, 4, h100);
+  const plan without = make_plan(algorithm::optimized, std::size_t{1} << 22, 4, {22, 132});
+  ASSERT_EQ(p.passes[1].kind, pass_kind::merge_stages) << describe(p);
+  EXPECT_EQ(p.passes[1].memory_passes(), 8u);
+  EXPECT_EQ(p.passes.size(), without.passes.size() - 15) << describe(p) << describe(without);
+}
+
 TEST(Plan, GlobalStepPlanHasOnePassPerStep) {
   const std::size_t n = (std::size_t{1} << 27) + 3;
   const plan p = make_plan(algorithm::global_step, n, 4);
@@ -274,10 +326,19 @@ TEST(Plan, DescribeWritesOneLinePerPass) {
 TEST(Plan, MemoryPassesCountThePlansPasses) {
   const std::size_t n = std::size_t{1} << 27;
   EXPECT_EQ(memory_passes(algorithm::global_step, n, 4), 27u * 28 / 2);
-  EXPECT_EQ(memory_passes(algorithm::optimized, n, 4),
-            make_plan(algorithm::optimized, n, 4).passes.size());
-  EXPECT_EQ(memory_passes(algorithm::automatic, n, 8),
-            make_plan(resolve_automatic(n, 8), n, 8).passes.size());
+  // The optimized plan depends on the device (merged stages count a pass each).
+  const auto passes_of = [](const plan& p) {
+    std::size_t passes = 0;
+    for (const pass& ps : p.passes)
+      passes += ps.memory_passes();
+    return passes;
+  };
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const device_shape device =
+        gpu_available() ? api::current_device_shape(key_bytes) : device_shape{};
+    EXPECT_EQ(memory_passes(algorithm::automatic, n, key_bytes),
+              passes_of(make_plan(resolve_automatic(n, key_bytes), n, key_bytes, device)));
+  }
   // block_merge: one tile pass and 14 merges for 2^27 four-byte keys; 13 merges (odd) end with a
   // copy back into the keys.
   EXPECT_EQ(memory_passes(algorithm::block_merge, n, 4), 1u + 14);

@@ -108,48 +108,53 @@ TEST(GpuSortLarge, OptimizedSplitsLongStagesIntoSeveralGathers) {
 }
 
 // Past 2^22 four-byte keys (on the H100's L2), the optimized path runs blocked passes of two
-// blocks at once, the second on a side stream of the calling thread joined back by events.
+// blocks at once, the second on a side stream of the calling thread joined back by events. Below,
+// from 2^21 keys, it merges stages on every tile at once (a cooperative launch).
 constexpr std::size_t blocked_n = (std::size_t{1} << 23) + 5;
+constexpr std::size_t merged_n = 3 * (std::size_t{1} << 20) + 7;
 
-TEST(GpuSortLarge, BlockedPassesFromTwoHostThreadsAtOnce) {
-  const auto sort_in_thread = [](distribution d) {
-    const std::uint64_t seed = test::case_seed(blocked_n, d);
-    const auto input = tools::generate<std::int32_t>(blocked_n, d, seed);
-    const test::stream stream;
-    device_array<std::int32_t> keys(blocked_n);
-    const auto result =
-        test::sort_on_device(keys, input, {order::descending, algorithm::optimized, stream.get()});
-    return matches_reference(result, tools::reference_sort(input, order::descending))
-               ? std::string()
-               : describe_case<std::int32_t>(blocked_n, d, seed, order::descending,
-                                             algorithm::optimized);
-  };
-  auto first = std::async(std::launch::async, sort_in_thread, distribution::uniform);
-  auto second = std::async(std::launch::async, sort_in_thread, distribution::few);
-  EXPECT_EQ(first.get(), "");
-  EXPECT_EQ(second.get(), "");
+TEST(GpuSortLarge, BlockedPassesAndMergedStagesFromTwoHostThreadsAtOnce) {
+  for (const std::size_t n : {blocked_n, merged_n}) {
+    const auto sort_in_thread = [n](distribution d) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const auto input = tools::generate<std::int32_t>(n, d, seed);
+      const test::stream stream;
+      device_array<std::int32_t> keys(n);
+      const auto result = test::sort_on_device(
+          keys, input, {order::descending, algorithm::optimized, stream.get()});
+      return matches_reference(result, tools::reference_sort(input, order::descending))
+                 ? std::string()
+                 : describe_case<std::int32_t>(n, d, seed, order::descending, algorithm::optimized);
+    };
+    auto first = std::async(std::launch::async, sort_in_thread, distribution::uniform);
+    auto second = std::async(std::launch::async, sort_in_thread, distribution::few);
+    EXPECT_EQ(first.get(), "");
+    EXPECT_EQ(second.get(), "");
+  }
 }
 
-TEST(GpuSortLarge, BlockedPassesCapturedIntoAGraph) {
-  const std::uint64_t seed = test::case_seed(blocked_n, distribution::uniform);
-  const auto input = tools::generate<std::int32_t>(blocked_n, distribution::uniform, seed);
-  const test::stream stream;
-  device_array<std::int32_t> keys(blocked_n);
-  cudaGraph_t graph = nullptr;
-  TEST_CUDA_OK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
-  sort(keys.get(), blocked_n, {order::ascending, algorithm::optimized, stream.get()});
-  TEST_CUDA_OK(cudaStreamEndCapture(stream.get(), &graph));
-  cudaGraphExec_t exec = nullptr;
-  TEST_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-  keys.upload(input, stream.get());
-  TEST_CUDA_OK(cudaGraphLaunch(exec, stream.get()));
-  EXPECT_TRUE(matches_reference(keys.download(stream.get()),
-                                tools::reference_sort(input, order::ascending)))
-      << describe_case<std::int32_t>(blocked_n, distribution::uniform, seed, order::ascending,
-                                     algorithm::optimized)
-      << " replayed from a CUDA graph";
-  TEST_CUDA_OK(cudaGraphExecDestroy(exec));
-  TEST_CUDA_OK(cudaGraphDestroy(graph));
+TEST(GpuSortLarge, BlockedPassesAndMergedStagesCapturedIntoAGraph) {
+  for (const std::size_t n : {blocked_n, merged_n}) {
+    const std::uint64_t seed = test::case_seed(n, distribution::uniform);
+    const auto input = tools::generate<std::int32_t>(n, distribution::uniform, seed);
+    const test::stream stream;
+    device_array<std::int32_t> keys(n);
+    cudaGraph_t graph = nullptr;
+    TEST_CUDA_OK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    sort(keys.get(), n, {order::ascending, algorithm::optimized, stream.get()});
+    TEST_CUDA_OK(cudaStreamEndCapture(stream.get(), &graph));
+    cudaGraphExec_t exec = nullptr;
+    TEST_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    keys.upload(input, stream.get());
+    TEST_CUDA_OK(cudaGraphLaunch(exec, stream.get()));
+    EXPECT_TRUE(matches_reference(keys.download(stream.get()),
+                                  tools::reference_sort(input, order::ascending)))
+        << describe_case<std::int32_t>(n, distribution::uniform, seed, order::ascending,
+                                       algorithm::optimized)
+        << " replayed from a CUDA graph";
+    TEST_CUDA_OK(cudaGraphExecDestroy(exec));
+    TEST_CUDA_OK(cudaGraphDestroy(graph));
+  }
 }
 
 TEST(GpuSortManaged, EveryVariantOnANonDefaultStream) {

@@ -5,9 +5,9 @@
 // are full and on a last one that is cut short by n. Sorting through the
 // public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
 // The steps need no sorted input: any keys through the same comparators give the same result.
-// Also the first pass (whole tiles sorted, whole or split in two) and whole plans run block by
-// block (plan::make_plan with a block) with small blocks or with the first pass split, against
-// std::sort.
+// Also the first pass (whole tiles sorted, whole or split in two), the merged stages, and whole
+// plans run block by block (plan::make_plan with a block) with small blocks, with the first pass
+// split or with merged stages, against std::sort.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include "host/device.hpp"
 #include "kernels/optimized_cluster_sort.cuh"
 #include "kernels/optimized_gather.cuh"
+#include "kernels/optimized_merge.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
 #include "plan/plan.hpp"
@@ -181,7 +182,14 @@ void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* wha
   const std::uint64_t seed = case_seed(n, distribution::uniform);
   const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
   plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device);
-  if (device.block_log2 != 0) ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
+  if (device.block_log2 != 0 && p.log2_size > device.block_log2) {
+    ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
+  }
+  if (device.resident_tiles != 0) {
+    ASSERT_TRUE(std::any_of(p.passes.begin(), p.passes.end(), [](const plan::pass& ps) {
+      return ps.kind == plan::pass_kind::merge_stages;
+    })) << plan::describe(p);
+  }
   device_array<Key> keys(n);
   keys.upload(input);
   dispatch::run_plan(p, keys.get(), static_cast<Key*>(nullptr), Less{}, cudaStream_t{});
@@ -222,6 +230,69 @@ TEST(KernelShapes, BlockedPlans) {
     expect_blocked_plan_sorts<std::int32_t, ascending_less>(n);
     expect_blocked_plan_sorts<float, descending_less>(n);
     expect_blocked_plan_sorts<std::uint64_t, ascending_less>(n);
+  }
+}
+
+// Merged stages (optimized_merge): tiles sorted by the CPU executor, then stages tile_log2+1..last
+// on the GPU against the CPU executor's steps of those stages: full, partial and missing second
+// runs, a partial last tile, several blocks of 2^last keys, every distribution, both orders.
+template <class Key, class Less>
+void expect_merged_stages(std::size_t n, unsigned last_stage, distribution d) {
+  const unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
+  const step first{tile_log2 + 1, tile_log2}, last{last_stage, 0};
+  const std::uint64_t seed = case_seed(n, d) + last_stage;
+  std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  cpu::run_steps(input.data(), n, step{1, 0}, step{tile_log2, 0}, tile_log2, Less{});
+  device_array<Key> keys(n);
+  keys.upload(input);
+  ASSERT_TRUE(kernels::optimized_merge::runs<Key>(first, last));
+  kernels::optimized_merge::launch(keys.get(), index_t{n}, first, last, Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<Key> expected = input;
+  cpu::run_steps(expected.data(), n, first, last, last_stage, Less{});
+  EXPECT_TRUE(matches_reference(keys.download(), expected))
+      << "merged stages " << tools::type_name<Key>() << " n=" << n << " stages " << first.stage
+      << ".." << last_stage << " " << tools::to_string(d) << " seed=" << seed;
+}
+
+template <class Key>
+void expect_merged_stages_all_cases() {
+  constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
+  constexpr std::size_t tile = std::size_t{1} << tile_log2;
+  const std::pair<std::size_t, unsigned> cases[] = {
+      {2 * tile, tile_log2 + 1},        // one merge of two tiles
+      {tile + 1, tile_log2 + 1},        // a second run of one key
+      {8 * tile, tile_log2 + 3},        // three stages in one block
+      {5 * tile + 777, tile_log2 + 3},  // a partial second run and last tile
+      {11 * tile + 3, tile_log2 + 2},   // three blocks, the last without a second run
+      {12 * tile - 1, tile_log2 + 2},   // three blocks of 2^(tile_log2 + 2)
+      {10 * tile + 5, tile_log2 + 2},   // a block past n's last tile, its runs merging
+  };
+  for (const auto& [n, last_stage] : cases) {
+    for (const distribution d : tools::all_distributions) {
+      expect_merged_stages<Key, ascending_less>(n, last_stage, d);
+      expect_merged_stages<Key, descending_less>(n, last_stage, d);
+    }
+  }
+}
+
+TEST(KernelShapes, MergedStages) {
+  expect_merged_stages_all_cases<std::int32_t>();
+  expect_merged_stages_all_cases<std::uint32_t>();
+  expect_merged_stages_all_cases<float>();
+  expect_merged_stages_all_cases<std::int64_t>();
+  expect_merged_stages_all_cases<std::uint64_t>();
+  expect_merged_stages_all_cases<double>();
+}
+
+// Whole plans with merged stages: no cache known (4 resident tiles: merges in blocks of 4 tiles,
+// one after the other) and all keys in one cache block (16 resident tiles: merges of up to 16).
+TEST(KernelShapes, MergedStagePlans) {
+  for (const std::size_t n : {(std::size_t{1} << 17) + 4321, (std::size_t{1} << 19) + 77}) {
+    expect_plan_sorts<std::int32_t, ascending_less>(n, {0, 8, 0, 4}, "merge plan");
+    expect_plan_sorts<float, descending_less>(n, {20, 8, 0, 16}, "merge plan");
+    expect_plan_sorts<double, ascending_less>(n, {0, 8, 0, 4}, "merge plan");
+    expect_plan_sorts<std::uint64_t, descending_less>(n, {20, 8, 0, 16}, "merge plan");
   }
 }
 
@@ -285,6 +356,12 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_tail<std::int32_t, ascending_less>();
   expect_tail<double, descending_less>();
   expect_blocked_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 17) + 3);
+  expect_merged_stages<std::int32_t, descending_less>(5 * tuning::optimized<4>::tile_keys + 777,
+                                                      tuning::optimized<4>::tile_log2 + 3,
+                                                      distribution::uniform);
+  expect_merged_stages<double, ascending_less>(10 * tuning::optimized<8>::tile_keys + 5,
+                                               tuning::optimized<8>::tile_log2 + 2,
+                                               distribution::nan);
   if (host::launches_clusters()) {  // 16 blocks, the last 7 all pads; 4 blocks
     expect_cluster_sorts<std::int32_t, descending_less>((std::size_t{1} << 15) + 3,
                                                         distribution::uniform);
