@@ -43,14 +43,8 @@ std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes) 
   api::validate(opt, "bitonic::memory_passes");
   const plan::device_shape device =
       gpu_available() ? api::current_device_shape(key_bytes) : plan::device_shape{};
-  const plan::plan p =
-      plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n, key_bytes, device);
-  std::size_t passes = 0, merges = 0;
-  for (const plan::pass& ps : p.passes) {
-    passes += ps.memory_passes();
-    merges += ps.kind == plan::pass_kind::merge_runs;
-  }
-  return passes + merges % 2;  // an odd number of merges ends with a copy back
+  return plan::memory_passes(
+      plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n, key_bytes, device));
 }
 
 namespace api {

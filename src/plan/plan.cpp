@@ -137,6 +137,15 @@ unsigned pass::memory_passes() const {
   return kind == pass_kind::merge_stages ? last.stage + 1 - first.stage : 1;
 }
 
+std::size_t memory_passes(const plan& p) {
+  std::size_t passes = 0, merges = 0;
+  for (const pass& ps : p.passes) {
+    passes += ps.memory_passes();
+    merges += ps.kind == pass_kind::merge_runs;
+  }
+  return passes + merges % 2;  // an odd number of merges ends with a copy back
+}
+
 network::index_t pass::steps() const {
   return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
 }

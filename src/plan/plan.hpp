@@ -128,6 +128,10 @@ void for_each_pass(const plan& p, RunPass run) {
   }
 }
 
+//! Passes over memory that running p makes: one a pass, one a stage for merge_stages, and a copy
+//! back after an odd number of merge_runs passes.
+std::size_t memory_passes(const plan& p);
+
 //! One line per pass, for debugging and tests.
 std::string describe(const plan& p);
 

@@ -152,7 +152,8 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
   for (const std::size_t n : lengths) {
     const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
     for (const order direction : all_orders) {
-      // Blocks of 2^15 keys; blocks of 2^17 with stages merged on 8 resident tiles (4 a lane).
+      // Blocks of 2^15 keys; blocks of 2^17 and 8 resident tiles: stages merged up to 2^17 keys
+      // while all keys fit one block, none past it.
       for (const plan::device_shape device : {plan::device_shape{15}, {17, 4, 0, 8}}) {
         plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device);
         if (device.resident_tiles == 0) {
