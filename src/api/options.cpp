@@ -27,9 +27,9 @@ std::string_view to_string(algorithm algo) noexcept {
   return "unknown";
 }
 
-// optimized is the fastest variant at every size measured (H100, docs/results/), in place, and
-// for every key type; block_merge comes within a few per cent for 8-byte keys from 2^26 on, but
-// needs n keys of scratch memory.
+// optimized is the fastest variant at every size measured (H100, docs/results/) and for every key
+// type; past one L2 block it uses n keys of scratch memory where the device has them (else it
+// sorts in place).
 algorithm resolve_automatic(std::size_t /*n*/, std::size_t /*key_bytes*/) noexcept {
   return algorithm::optimized;
 }
@@ -43,8 +43,8 @@ std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes) 
   api::validate(opt, "bitonic::memory_passes");
   const plan::device_shape device =
       gpu_available() ? api::current_device_shape(key_bytes) : plan::device_shape{};
-  return plan::memory_passes(
-      plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n, key_bytes, device));
+  return plan::memory_passes(plan::make_plan(api::concrete_algorithm(opt, n, key_bytes), n,
+                                             key_bytes, device, plan::scratch_use::allowed));
 }
 
 namespace api {

@@ -40,15 +40,12 @@ algorithm algorithm_for_device(const options& opt, std::size_t n, const char* ca
   return algo;
 }
 
-//! Enqueues the passes of p (on opt's stream and order), with scratch when the plan needs it.
+//! Enqueues the passes of p (on opt's stream and order); `scratch` holds p.n keys when the plan
+//! needs it.
 template <class Key>
-void run(const plan::plan& p, Key* d_keys, const options& opt) {
-  host::stream_buffer<Key> scratch;
-  if (p.needs_scratch) {
-    scratch.allocate(p.n, opt.stream, "bitonic::sort: block_merge scratch cudaMallocAsync");
-  }
+void run(const plan::plan& p, Key* d_keys, Key* scratch, const options& opt) {
   with_order(opt.direction,
-             [&](auto less) { dispatch::run_plan(p, d_keys, scratch.get(), less, opt.stream); });
+             [&](auto less) { dispatch::run_plan(p, d_keys, scratch, less, opt.stream); });
 }
 
 }  // namespace api
@@ -59,9 +56,19 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   api::validate(opt, caller);
   host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
-  api::run(plan::make_plan(api::algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key),
-                           api::current_device_shape(sizeof(Key))),
-           d_keys, opt);
+  const algorithm algo = api::algorithm_for_device<Key>(opt, n, caller);
+  const plan::device_shape device = api::current_device_shape(sizeof(Key));
+  plan::plan p = plan::make_plan(algo, n, sizeof(Key), device, plan::scratch_use::allowed);
+  host::stream_buffer<Key> scratch;
+  if (p.needs_scratch &&
+      !scratch.try_allocate(p.scratch_keys, opt.stream, "bitonic::sort: scratch cudaMallocAsync")) {
+    if (algo != algorithm::optimized) {
+      throw error(std::string(caller) + ": out of memory for " + std::string(to_string(algo)) +
+                  "'s scratch buffer of " + std::to_string(n) + " keys");
+    }
+    p = plan::make_plan(algo, n, sizeof(Key), device);  // optimized in place instead
+  }
+  api::run(p, d_keys, scratch.get(), opt);
 }
 
 template <class Key>
@@ -74,7 +81,7 @@ void dispatch::sort_sorted_blocks(Key* d_keys, std::size_t n, unsigned sorted_lo
   if (!p.passes.empty() && p.passes.front().first.stage <= sorted_log2) {
     throw error("bitonic: internal error: a pass straddles the sorted blocks");
   }
-  api::run(p, d_keys, opt);
+  api::run(p, d_keys, static_cast<Key*>(nullptr), opt);
 }
 
 template <class Key>

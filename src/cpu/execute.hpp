@@ -93,6 +93,7 @@ void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* da
     case plan::pass_kind::register_tile:
     case plan::pass_kind::cluster_sort:
     case plan::pass_kind::merge_stages:
+    case plan::pass_kind::merge_stage:
       run_steps(at, span.count, ps.first, ps.last, ps.span_log2, less);
       return;
     case plan::pass_kind::merge_runs:
@@ -104,17 +105,20 @@ void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* da
 template <class Key, class Less>
 void execute(const plan::plan& p, Key* keys, Less less) {
   std::vector<Key> scratch(p.needs_scratch ? p.n : 0);
-  Key* data = keys;
-  Key* other = scratch.data();
+  bool ends_in_scratch = false;
   plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
+    Key* const from = span.in_scratch ? scratch.data() : keys;
+    Key* const to = ps.to_other ? (span.in_scratch ? keys : scratch.data()) : from;
+    ends_in_scratch = span.in_scratch != ps.to_other;
     if (ps.kind == plan::pass_kind::merge_runs) {  // never blocked: offset 0, count n
-      merge_runs(data, other, p.n, ps.run_log2, less);
-      std::swap(data, other);
-    } else {
-      run_network_pass(ps, span, data, less);
+      merge_runs(from, to, p.n, ps.run_log2, less);
+      return;
     }
+    if (to != from)
+      std::copy(from + span.offset, from + span.offset + span.count, to + span.offset);
+    run_network_pass(ps, span, to, less);
   });
-  if (data != keys) std::copy(data, data + p.n, keys);
+  if (ends_in_scratch) std::copy(scratch.begin(), scratch.end(), keys);
 }
 
 }  // namespace bitonic::cpu

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include <utility>
+#include <cstdint>
 
 #include "bitonic/bitonic.hpp"
 #include "host/cuda_check.hpp"
@@ -22,13 +22,16 @@
 
 namespace bitonic::dispatch {
 
-//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.n keys when p.needs_scratch.
+//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys when
+//! p.needs_scratch.
 //! Blocked passes run in their lanes (plan::pass_span), each lane on its own stream.
 template <class Key, class Less>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller) {
-  Key* data = keys;
-  Key* other = scratch;
   host::stream_lanes lanes(caller, p.blocked.empty() ? 1 : plan::blocks_in_flight);
+  bool ends_in_scratch = false;
+  // merge_stage's tile splits, behind the scratch's n keys, 8-byte aligned.
+  const auto splits = reinterpret_cast<network::index_t*>(
+      (reinterpret_cast<std::uintptr_t>(scratch + p.n) + 7) & ~std::uintptr_t{7});
   plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
     if (span.blocked) {
       lanes.fork();
@@ -36,8 +39,15 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       lanes.join();
     }
     const cudaStream_t stream = lanes.get(span.lane);
-    Key* const at = data + span.offset;
+    Key* const from = span.in_scratch ? scratch : keys;
+    Key* const to = ps.to_other ? (span.in_scratch ? keys : scratch) : from;
+    Key* const at = from + span.offset;
     const std::size_t count = span.count;
+    ends_in_scratch = span.in_scratch != ps.to_other;
+    if (ps.to_other && ps.kind != plan::pass_kind::merge_runs &&
+        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::register_tile) {
+      throw error("bitonic: internal error: a pass that cannot write to the other buffer");
+    }
     switch (ps.kind) {
       case plan::pass_kind::global_step:
         kernels::launch_global_step(at, count, ps.first, less, stream);
@@ -49,10 +59,11 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::register_tile:
-        if (kernels::optimized_tail::runs<Key>(ps.first, ps.last)) {
+        if (kernels::optimized_tail::runs<Key>(ps.first, ps.last) && !ps.to_other) {
           kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
         } else if (kernels::optimized_sort_tile::runs<Key>(ps.first, ps.last, count)) {
-          kernels::optimized_sort_tile::launch(at, count, ps.first, ps.last, less, stream);
+          kernels::optimized_sort_tile::launch(at, to + span.offset, count, ps.first, ps.last, less,
+                                               stream);
         } else {
           throw error(
               "bitonic: internal error: a register_tile pass that is neither a first pass "
@@ -65,19 +76,23 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       case plan::pass_kind::merge_stages:
         kernels::optimized_merge::launch(at, count, ps.first, ps.last, less, stream);
         break;
+      case plan::pass_kind::merge_stage:
+        kernels::optimized_merge::launch_stage(
+            at, to + span.offset, count, ps.first.stage,
+            splits + kernels::optimized_merge::split_count<Key>(span.offset), less, stream);
+        break;
       case plan::pass_kind::gather_steps:
         kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
-        kernels::launch_merge_runs(data, other, p.n, ps.run_log2, less, stream);
-        std::swap(data, other);
+        kernels::launch_merge_runs(from, to, p.n, ps.run_log2, less, stream);
         break;
     }
   });
   lanes.join();
-  if (data != keys) {
+  if (ends_in_scratch) {
     BITONIC_CUDA_CHECK(
-        cudaMemcpyAsync(keys, data, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, caller));
+        cudaMemcpyAsync(keys, scratch, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, caller));
   }
 }
 

@@ -1,4 +1,4 @@
-// Device memory allocated and freed in stream order, for block_merge's scratch and sort_host.
+// Device memory allocated and freed in stream order, for the sorts' scratch and sort_host.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -30,6 +30,18 @@ class stream_buffer {
       cudaGetLastError();  // an allocation failure is not sticky; clear it
       throw_cuda_error(status, what);
     }
+  }
+  //! As allocate, but returns false (nothing allocated, no error left behind) when the device
+  //! lacks the memory; throws on any other failure.
+  bool try_allocate(std::size_t count, cudaStream_t stream, const char* what) {
+    stream_ = stream;
+    const cudaError_t status =
+        cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream);
+    if (status == cudaSuccess) return true;
+    cudaGetLastError();
+    data_ = nullptr;
+    if (status == cudaErrorMemoryAllocation) return false;
+    throw_cuda_error(status, what);
   }
   T* get() const { return data_; }
 

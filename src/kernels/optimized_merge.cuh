@@ -1,17 +1,23 @@
-// optimized, the stages past the tile while a stage's runs fit the tiles the device holds at once:
-// each stage in ONE pass over the keys, where the network spends two (its steps wider than a tile
-// as gathers, then its tail). Stage s turns neighbouring sorted runs of 2^(s-1) keys into sorted
-// runs of 2^s. Its steps wider than a tile only decide which keys of the two runs end up in which
-// tile, and a tile of the merged run holds a prefix-to-prefix slice of each run, so a binary
-// search (merge path: a warp's 32 probes a round, both ends of the tile at once) finds them. Each
-// block owns one tile of output positions, loads the first run's slice ascending and the second's
-// descending (a bitonic sequence, greatest words between them) and sorts it with the tail's steps
-// 2^(tile_log2-1)..1 in registers (register_tile.cuh). The keys end where the network puts them:
-// sorted. In place, a tile's stores overwrite keys that other tiles still have to load, so every
-// tile of a merged run is resident at once (a cooperative launch, one block a tile) and grid
-// barriers separate a stage's loads from its stores, and its stores from the next stage's
-// searches. Blocks of 2^last_stage keys run one after the other, all stages each, while the L2
-// holds them.
+// optimized, the stages past the tile: each stage in ONE pass over the keys, where the network
+// spends two (its steps wider than a tile as gathers, then its tail). Stage s turns neighbouring
+// sorted runs of 2^(s-1) keys into sorted runs of 2^s. Its steps wider than a tile only decide
+// which keys of the two runs end up in which tile, and a tile of the merged run holds a
+// prefix-to-prefix slice of each run, so a binary search (merge path: a warp's 32 probes a round,
+// both ends of the tile at once) finds them. Each block owns one tile of output positions, loads
+// the first run's slice ascending and the second's descending (a bitonic sequence, greatest words
+// between them) and sorts it with the tail's steps 2^(tile_log2-1)..1 in registers
+// (register_tile.cuh). The keys end where the network puts them: sorted.
+// Two ways to run it:
+// - merge_stage_kernel, out of place: one stage from one buffer into another (the plan's
+//   scratch), every block on its own, so it streams like any pass: one pass a stage, n keys of
+//   extra memory. The searches run before it, in partition_kernel: in the merge kernel, a
+//   block's 14 other warps waited ~5 us on the two searching warps' dependent DRAM loads
+//   (H100, 2^27 int32: 7.57 ms with them inside).
+// - merge_kernel, in place: a tile's stores overwrite keys that other tiles still have to load,
+//   so every tile of a merged run is resident at once (a cooperative launch, one block a tile)
+//   and grid barriers separate a stage's loads from its stores, and its stores from the next
+//   stage's searches. Blocks of 2^last_stage keys run one after the other, all stages each,
+//   while the L2 holds them. The phases run in lockstep (~14 us a stage over 2^22 keys, H100).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -80,6 +86,52 @@ __device__ void load_bitonic(tile_type<Key>& tile, const Key* a, unsigned a_n, c
   }
 }
 
+//! Where the tile of output positions from tile_begin takes its keys in stage `stage` (runs of
+//! 2^(stage - 1) keys): its run pair, and how far into it the tile starts.
+struct merge_tile {
+  index_t a_begin = 0, b_begin = 0, a_n = 0, b_n = 0;
+  index_t first = 0;  //!< output positions of the pair before the tile
+  index_t keys = 0;   //!< the tile's keys; 0 where it does not merge (past n, or no second run)
+  bool last = false;  //!< the last tile of its pair: it ends where the pair does
+
+  template <unsigned TileKeys>
+  __device__ static merge_tile locate(index_t n, unsigned stage, index_t tile_begin) {
+    merge_tile m;
+    const index_t run = index_t{1} << (stage - 1);
+    m.a_begin = tile_begin & ~(2 * run - 1);
+    m.b_begin = m.a_begin + run;
+    if (tile_begin >= n || m.b_begin >= n) return m;
+    m.a_n = run;
+    m.b_n = n - m.b_begin < run ? n - m.b_begin : run;
+    m.first = tile_begin - m.a_begin;
+    m.last = m.a_n + m.b_n - m.first <= TileKeys;
+    m.keys = m.last ? m.a_n + m.b_n - m.first : TileKeys;
+    return m;
+  }
+};
+
+//! Loads the tile's keys, the first run's a[a_lo, a_hi) and the second run's keys after its first
+//! (first - a_lo) ones, as one bitonic sequence.
+template <class Key, class Less>
+__device__ void load_merge_slices(tile_type<Key>& tile, const Key* in, const merge_tile& m,
+                                  index_t a_lo, index_t a_hi, Less less) {
+  load_bitonic(tile, in + m.a_begin + a_lo, unsigned(a_hi - a_lo),
+               in + m.b_begin + (m.first - a_lo), unsigned(m.keys - (a_hi - a_lo)), less);
+}
+
+//! Sorts the bitonic sequence load_merge_slices loaded and stores its tile_n keys at `out`.
+template <class Key, class Less>
+__device__ void merge_and_store(tile_type<Key>& tile, Key* out, index_t tile_n, Less less) {
+  using Tile = tile_type<Key>;
+  tile.template steps_from_high<int(Tile::tile_log2) - 1>(less);
+  tile.template exchange<layout::registers_low, layout::registers_mid>();
+  if (tile_n == Tile::keys) {
+    tile.template store<layout::registers_mid, true>(out, Tile::keys);
+  } else {
+    tile.template store<layout::registers_mid, false>(out, unsigned(tile_n));
+  }
+}
+
 template <class Key, class Less>
 __global__ void __launch_bounds__(tile_type<Key>::threads,
                                   tuning::optimized<sizeof(Key)>::tile_min_blocks)
@@ -90,39 +142,70 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
   Tile tile;
   tile.smem = reinterpret_cast<typename Tile::W*>(smem_bytes);
   const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const unsigned warp = threadIdx.x / 32;
   for (index_t block = 0; block < n; block += index_t{1} << last_stage) {
     const index_t tile_begin = block + index_t{blockIdx.x} * Tile::keys;
     for (unsigned s = first_stage; s <= last_stage; ++s) {
       if (s != first_stage) grid.sync();  // the previous stage's stores before these searches
-      const index_t run = index_t{1} << (s - 1);
-      const index_t a_begin = tile_begin & ~(2 * run - 1), b_begin = a_begin + run;
-      const bool merges = tile_begin < n && b_begin < n;  // a tile of keys, two runs
-      index_t first = 0, tile_n = 0;
-      if (merges) {
-        const index_t a_n = run, b_n = n - b_begin < run ? n - b_begin : run;
-        first = tile_begin - a_begin;
-        tile_n = a_n + b_n - first < Tile::keys ? a_n + b_n - first : Tile::keys;
-        if (warp < 2) {
-          const index_t at = merge_path(keys + a_begin, a_n, keys + b_begin, b_n,
-                                        first + (warp == 0 ? 0 : tile_n), less);
+      const merge_tile m = merge_tile::locate<Tile::keys>(n, s, tile_begin);
+      if (m.keys != 0) {
+        if (const unsigned warp = threadIdx.x / 32; warp < 2) {  // one warp a tile end
+          const index_t at = merge_path(keys + m.a_begin, m.a_n, keys + m.b_begin, m.b_n,
+                                        m.first + (warp == 0 ? 0 : m.keys), less);
           if (threadIdx.x % 32 == 0) slice[warp] = at;
         }
         __syncthreads();
-        const index_t a_n_here = slice[1] - slice[0];
-        load_bitonic(tile, keys + a_begin + slice[0], unsigned(a_n_here),
-                     keys + b_begin + (first - slice[0]), unsigned(tile_n - a_n_here), less);
+        load_merge_slices(tile, keys, m, slice[0], slice[1], less);
       }
       grid.sync();  // every load of the stage before any store
-      if (merges) {
-        tile.template steps_from_high<int(Tile::tile_log2) - 1>(less);
-        tile.template exchange<layout::registers_low, layout::registers_mid>();
-        if (tile_n == Tile::keys) {
-          tile.template store<layout::registers_mid, true>(keys + tile_begin, Tile::keys);
-        } else {
-          tile.template store<layout::registers_mid, false>(keys + tile_begin, unsigned(tile_n));
-        }
-      }
+      if (m.keys != 0) merge_and_store(tile, keys + tile_begin, m.keys, less);
+    }
+  }
+}
+
+//! Threads of a block of partition_kernel: one warp a tile.
+inline constexpr unsigned partition_threads = 256;
+
+//! For one stage out of place: splits[t] = keys of the first run before tile t's first output
+//! position, for every tile t of in[0, n) that merges, by merge path (one warp a tile). Its own
+//! launch, so that the merge kernel's blocks do not wait on these dependent loads from DRAM.
+template <class Key, class Less>
+__global__ void __launch_bounds__(partition_threads)
+    partition_kernel(const Key* in, index_t n, unsigned stage, index_t* splits, Less less) {
+  constexpr unsigned tile_keys = tile_type<Key>::keys;
+  wait_for_previous_pass();
+  const index_t tiles = (n + tile_keys - 1) / tile_keys;
+  const index_t warps = index_t{gridDim.x} * (partition_threads / 32);
+  for (index_t t = (index_t{blockIdx.x} * partition_threads + threadIdx.x) / 32; t < tiles;
+       t += warps) {
+    const merge_tile m = merge_tile::locate<tile_keys>(n, stage, t * tile_keys);
+    if (m.keys == 0) continue;
+    const index_t at = merge_path(in + m.a_begin, m.a_n, in + m.b_begin, m.b_n, m.first, less);
+    if (threadIdx.x % 32 == 0) splits[t] = at;
+  }
+}
+
+//! One stage out of place: every tile of `out` gets its slices of the two runs in `in` (where
+//! partition_kernel's splits say), merged; a tile whose run has no partner is copied. No block
+//! waits for another, so blocks' loads, steps and stores overlap as in any pass.
+template <class Key, class Less>
+__global__ void __launch_bounds__(tile_type<Key>::threads,
+                                  tuning::optimized<sizeof(Key)>::tile_min_blocks)
+    merge_stage_kernel(const Key* in, Key* out, index_t n, unsigned stage, const index_t* splits,
+                       Less less) {
+  using Tile = tile_type<Key>;
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  Tile tile;
+  tile.smem = reinterpret_cast<typename Tile::W*>(smem_bytes);
+  wait_for_previous_pass();
+  for (index_t t = blockIdx.x; t * Tile::keys < n; t += gridDim.x) {
+    const index_t tile_begin = t * Tile::keys;
+    if (const merge_tile m = merge_tile::locate<Tile::keys>(n, stage, tile_begin); m.keys != 0) {
+      load_merge_slices(tile, in, m, splits[t], m.last ? m.a_n : splits[t + 1], less);
+      merge_and_store(tile, out + tile_begin, m.keys, less);
+    } else {
+      const index_t end = n - tile_begin < Tile::keys ? n : tile_begin + Tile::keys;
+      for (index_t i = tile_begin + threadIdx.x; i < end; i += Tile::threads)
+        out[i] = in[i];
     }
   }
 }
@@ -135,8 +218,8 @@ bool runs(network::step first, network::step last) {
          last.distance_log2 == 0 && last.stage >= first.stage;
 }
 
-//! Runs the stages first..last (see `runs`) on keys[0, n), whose runs of 2^(first.stage - 1)
-//! keys are sorted, with one block per tile of 2^last.stage keys (all resident at once: the plan
+//! Runs the stages first..last (see `runs`) in place on keys[0, n), whose runs of 2^(first.stage -
+//! 1) keys are sorted, with one block per tile of 2^last.stage keys (all resident at once: the plan
 //! keeps last.stage within plan::device_shape::resident_tiles).
 template <class Key, class Less>
 void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
@@ -151,6 +234,29 @@ void launch(Key* keys, index_t n, network::step first, network::step last, Less 
   launch_cooperative(kernel, unsigned(tiles), Tile::threads, Tile::smem_bytes, stream,
                      "optimized merge_kernel cooperative launch", keys, n, first.stage, last.stage,
                      less);
+}
+
+//! index_t entries of the `splits` array that launch_stage needs for n keys of type Key.
+template <class Key>
+constexpr index_t split_count(index_t n) {
+  return (n + tile_type<Key>::keys - 1) / tile_type<Key>::keys;
+}
+
+//! Runs stage `stage` (past the tile) from in[0, n), whose runs of 2^(stage - 1) keys are sorted,
+//! to out[0, n) (another buffer), one block a tile; `splits` holds split_count<Key>(n) entries.
+template <class Key, class Less>
+void launch_stage(const Key* in, Key* out, index_t n, unsigned stage, index_t* splits, Less less,
+                  cudaStream_t stream) {
+  using Tile = tile_type<Key>;
+  if (stage <= Tile::tile_log2)
+    throw error("bitonic: internal error: a merged stage within a tile");
+  launch_chained(partition_kernel<Key, Less>,
+                 grid_blocks(split_count<Key>(n), partition_threads / 32), partition_threads, 0,
+                 stream, "optimized partition_kernel launch", in, n, stage, splits, less);
+  launch_on_tiles<Tile, merge_stage_kernel<Key, Less>>(
+      n, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
+      "optimized merge_stage_kernel launch", in, out, n, stage, static_cast<const index_t*>(splits),
+      less);
 }
 
 }  // namespace bitonic::kernels::optimized_merge

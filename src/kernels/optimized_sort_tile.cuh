@@ -7,7 +7,9 @@
 // shuffles and 10 as shared-memory round trips, 2.5x the instructions. Directions cost nothing
 // per comparator: the registers hold each key XORed with all ones where its block of the current
 // stage is descending (~w reverses the order of words), so every comparator is ascending, and a
-// change of stage is one XOR per key. A partial tile is padded with the greatest word.
+// change of stage is one XOR per key. A partial tile is padded with the greatest word. It may read
+// the keys from one buffer and write them to another (plans that merge out of place start so when
+// their merges are odd in number, so that the last one lands in the caller's keys).
 // In plans for few tiles (plan::device_shape) the first pass runs as two parts:
 // stages 1..10 on every warp's 2^10 keys, in blocks of two warps spread over the SMs, each
 // 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles (smaller ones when n is),
@@ -93,7 +95,7 @@ using rest = part<Key, TileLog2, tune<Key>::warp_stages + 1, TileLog2,
 
 template <class Key, class Part, class Less>
 __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
-    sort_tiles_kernel(Key* keys, index_t n, Less less) {
+    sort_tiles_kernel(const Key* in, Key* keys, index_t n, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using lay = layout;
   typename Part::tile_type tile;
@@ -102,7 +104,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
   for_each_tile<Part::tile_type::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
     if constexpr (Part::first == 1) {
-      tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
+      tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
 #pragma unroll
       for (unsigned m = 0; m < tile.K; ++m)
         tile.r[m] ^= stage_code<1, Part::last, lay::registers_mid>(tile, m);
@@ -110,7 +112,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
       stages<1, Part::last>(tile, less);
     } else {
       constexpr unsigned sorted_log2 = Part::first - 1;
-      tile.template load_high_mirrored<sorted_log2, Full>(keys + base, tile_n, less);
+      tile.template load_high_mirrored<sorted_log2, Full>(in + base, tile_n, less);
 #pragma unroll
       for (unsigned m = 0; m < tile.K; ++m)
         tile.r[m] ^= stage_code<Part::first, Part::last, lay::registers_high>(tile, m);
@@ -159,16 +161,16 @@ bool runs(network::step first, network::step last, index_t n) {
   return with_part<Key>(first, last, n, [](auto) {});
 }
 
-//! Runs the pass first..last (see `runs`) on keys[0, n) under `less`: every tile (the last one
-//! may be partial) gets the pass's stages.
+//! Runs the pass first..last (see `runs`) on in[0, n) under `less`: every tile (the last one may
+//! be partial) gets the pass's stages and goes to the same place in `keys`, which may be `in`.
 template <class Key, class Less>
-void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
+void launch(const Key* in, Key* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   const bool known = with_part<Key>(first, last, n, [&](auto part) {
     using Part = decltype(part);
     launch_on_tiles<typename Part::tile_type, sort_tiles_kernel<Key, Part, Less>>(
-        keys, n, less, stream, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)",
-        "optimized sort_tiles_kernel launch");
+        n, stream, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)",
+        "optimized sort_tiles_kernel launch", in, keys, n, less);
   });
   if (!known) throw error("bitonic: internal error: not a first pass nor a part of one");
 }

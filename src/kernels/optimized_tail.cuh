@@ -95,8 +95,8 @@ void launch(Key* keys, index_t n, network::step first, network::step last, Less 
   const bool known = with_shape<Key>(first, last, [&](auto shape) {
     using Shape = decltype(shape);
     launch_on_tiles<typename Shape::tile_type, tail_kernel<Key, Shape, Less>>(
-        keys, n, less, stream, "cudaFuncSetAttribute(optimized tail_kernel shared memory)",
-        "optimized tail_kernel launch");
+        n, stream, "cudaFuncSetAttribute(optimized tail_kernel shared memory)",
+        "optimized tail_kernel launch", keys, n, less);
   });
   if (!known) throw error("bitonic: internal error: not a stage's tail");
 }

@@ -174,15 +174,15 @@ struct register_tile {
   }
 };
 
-//! Launches Kernel(keys, n, less) on `stream` with a block of Tile's threads and shared memory per
-//! tile of keys[0, n) (grid-stride past grid_blocks' cap). `smem_what` and `launch_what` name the
+//! Launches Kernel(args...) on `stream`, chained, with a block of Tile's threads and shared memory
+//! per tile of n keys (grid-stride past grid_blocks' cap). `smem_what` and `launch_what` name the
 //! two calls in errors.
-template <class Tile, auto Kernel, class Key, class Less>
-void launch_on_tiles(Key* keys, network::index_t n, Less less, cudaStream_t stream,
-                     const char* smem_what, const char* launch_what) {
+template <class Tile, auto Kernel, class... Args>
+void launch_on_tiles(network::index_t n, cudaStream_t stream, const char* smem_what,
+                     const char* launch_what, Args... args) {
   allow_dynamic_shared_memory<Kernel>(Tile::smem_bytes, smem_what);
   launch_chained(Kernel, grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream,
-                 launch_what, keys, n, less);
+                 launch_what, args...);
 }
 
 }  // namespace bitonic::kernels

@@ -122,6 +122,20 @@ std::vector<blocked_passes> blocked_runs(const std::vector<pass>& passes, unsign
   return runs;
 }
 
+// The optimized path with scratch: the first pass, then every stage past the tile merged from one
+// buffer into the other, one pass a stage (merge_stage). The first pass writes to the scratch when
+// the merges are odd in number, so that the last one lands in the caller's keys.
+std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes) {
+  const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  const bool odd = (k - tile_log2) % 2 == 1;
+  std::vector<pass> passes{
+      {pass_kind::register_tile, step{1, 0}, step{tile_log2, 0}, tile_log2, 0, odd}};
+  for (unsigned s = tile_log2 + 1; s <= k; ++s) {
+    passes.push_back({pass_kind::merge_stage, step{s, s - 1}, step{s, 0}, s, 0, true});
+  }
+  return passes;
+}
+
 }  // namespace
 
 unsigned pass::reach_log2() const {
@@ -138,19 +152,20 @@ unsigned pass::memory_passes() const {
 }
 
 std::size_t memory_passes(const plan& p) {
-  std::size_t passes = 0, merges = 0;
+  std::size_t passes = 0, swaps = 0;
   for (const pass& ps : p.passes) {
     passes += ps.memory_passes();
-    merges += ps.kind == pass_kind::merge_runs;
+    swaps += ps.to_other;
   }
-  return passes + merges % 2;  // an odd number of merges ends with a copy back
+  return passes + swaps % 2;  // keys left in the scratch are copied back
 }
 
 network::index_t pass::steps() const {
   return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
 }
 
-plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device) {
+plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device,
+               scratch_use scratch) {
   if (network::ceil_log2(n) > tuning::max_log2_size) {
     throw error("bitonic: n = " + std::to_string(n) + " keys is more than 2^" +
                 std::to_string(tuning::max_log2_size) + ", the largest supported size");
@@ -183,8 +198,9 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
         p.passes.push_back({pass_kind::tile_steps, step{1, 0}, step{sorted_log2, 0}, tile_log2});
       }
       for (unsigned r = tile_log2; r < k; ++r) {
-        p.passes.push_back({pass_kind::merge_runs, {}, {}, 0, r});
+        p.passes.push_back({pass_kind::merge_runs, {}, {}, 0, r, true});
         p.needs_scratch = true;
+        p.scratch_keys = n;
       }
       break;
     }
@@ -200,6 +216,15 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
                    clusters::block_log2 + tuning::cluster_sort_log2_max(key_bytes));
       if (k >= clusters::stages_min && k <= most_clustered) {
         p.passes.push_back({pass_kind::cluster_sort, step{1, 0}, step{k, 0}, k});
+        break;
+      }
+      if (blocks && scratch == scratch_use::allowed) {
+        // Past one cache block, one streaming pass a stage. Not blocked: merges of blocks that
+        // fit the cache twice over (keys and scratch) lost (H100, int32 2^27: 7.7 ms in blocks of
+        // 2^21 keys, 6.6 without; docs/PERFORMANCE.md log 30).
+        p.passes = merged_out_of_place_passes(k, key_bytes);
+        p.needs_scratch = true;
+        p.scratch_keys = n + ((tiles + 1) * sizeof(network::index_t) + key_bytes) / key_bytes;
         break;
       }
       const bool split = n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count;
@@ -239,6 +264,8 @@ std::string_view to_string(pass_kind kind) {
       return "cluster_sort";
     case pass_kind::merge_stages:
       return "merge_stages";
+    case pass_kind::merge_stage:
+      return "merge_stage";
   }
   return "?";
 }
@@ -256,6 +283,7 @@ std::string describe(const plan& p) {
           << ',' << ps.last.distance_log2 << ')';
       if (ps.span_log2 != 0) out << " span=2^" << ps.span_log2;
     }
+    if (ps.to_other) out << " to other buffer";
     out << '\n';
   }
   for (const blocked_passes& b : p.blocked) {

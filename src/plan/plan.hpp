@@ -22,6 +22,8 @@ enum class pass_kind {
   cluster_sort,   //!< optimized: every stage of up to 2^span_log2 keys on one cluster of blocks
   merge_stages,   //!< optimized: whole stages past a tile, one pass each, on all the tiles of
                   //!< 2^span_log2 keys at once (merge path, then a bitonic merge per tile)
+  merge_stage,    //!< optimized: one whole stage past a tile from one buffer into the other
+                  //!< (merge path, then a bitonic merge per tile)
 };
 
 struct pass {
@@ -30,6 +32,9 @@ struct pass {
   network::step last{};
   unsigned span_log2 = 0;  //!< block_steps / tile_steps: every step stays inside such blocks
   unsigned run_log2 = 0;   //!< merge_runs: length of the input runs
+  //! Reads the keys from the buffer that holds them and writes them to the other one (the plan's
+  //! scratch): merge_runs, merge_stage, and a first pass that starts an odd number of those.
+  bool to_other = false;
 
   //! Number of network steps the pass runs (0 for merge_runs).
   network::index_t steps() const;
@@ -53,7 +58,10 @@ struct plan {
   unsigned log2_size = 0;  //!< ceil(log2 n): the network's stages
   algorithm algo = algorithm::global_step;
   std::vector<pass> passes;
-  bool needs_scratch = false;           //!< merge passes ping-pong with a buffer of n keys
+  bool needs_scratch = false;  //!< passes `to_other` ping-pong with a buffer of n keys
+  //! Keys of scratch memory the executors get when needs_scratch: n, and for merge_stage passes
+  //! room behind them for one 8-byte split a tile (aligned to 8 bytes).
+  std::size_t scratch_keys = 0;
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
 };
 
@@ -82,9 +90,18 @@ struct device_shape {
   unsigned resident_tiles = 0;
 };
 
+//! Whether an optimized plan may use a scratch buffer of n keys.
+enum class scratch_use {
+  none,     //!< in place
+  allowed,  //!< where the keys exceed a cache block (device_shape::block_log2), every stage past
+            //!< the tile is one merge_stage pass, alternating between the keys and the scratch
+            //!< (2^27 four-byte keys: 14 passes instead of 32)
+};
+
 //! Turns (algorithm, n, key size) into passes. `algo` must not be automatic (resolve it first).
-//! `device` matters to the optimized plan only.
-plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device = {});
+//! `device` and `scratch` matter to the optimized plan only (block_merge always needs scratch).
+plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device = {},
+               scratch_use scratch = scratch_use::none);
 
 //! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
 //! stream b % blocks_in_flight): while one block's launch ends and the next begins, the other
@@ -103,6 +120,7 @@ struct pass_span {
   std::size_t offset = 0, count = 0;
   bool blocked = false;
   unsigned lane = 0;
+  bool in_scratch = false;  //!< the pass finds the keys in the scratch buffer, not in place
 };
 
 //! Calls run(pass, span) for every pass in the order the executors run them: blocked passes
@@ -111,16 +129,21 @@ struct pass_span {
 template <class RunPass>
 void for_each_pass(const plan& p, RunPass run) {
   auto run_of = p.blocked.begin();
+  bool in_scratch = false;  // after an odd number of passes to_other
   for (std::size_t i = 0; i < p.passes.size();) {
     if (run_of == p.blocked.end() || i != run_of->first) {
-      run(p.passes[i++], pass_span{0, p.n, false, 0});
+      run(p.passes[i], pass_span{0, p.n, false, 0, in_scratch});
+      in_scratch ^= p.passes[i++].to_other;
       continue;
     }
     const std::size_t block = std::size_t{1} << run_of->block_log2;
+    const bool run_in_scratch = in_scratch;
     for (std::size_t offset = 0; offset < p.n; offset += block) {
       const auto lane = unsigned((offset >> run_of->block_log2) % blocks_in_flight);
+      in_scratch = run_in_scratch;  // every block starts where the run does
       for (std::size_t j = i; j < i + run_of->count; ++j) {
-        run(p.passes[j], pass_span{offset, std::min(block, p.n - offset), true, lane});
+        run(p.passes[j], pass_span{offset, std::min(block, p.n - offset), true, lane, in_scratch});
+        in_scratch ^= p.passes[j].to_other;
       }
     }
     i += run_of->count;
@@ -129,7 +152,7 @@ void for_each_pass(const plan& p, RunPass run) {
 }
 
 //! Passes over memory that running p makes: one a pass, one a stage for merge_stages, and a copy
-//! back after an odd number of merge_runs passes.
+//! back after an odd number of passes to_other.
 std::size_t memory_passes(const plan& p);
 
 //! One line per pass, for debugging and tests.

@@ -169,6 +169,32 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
   }
 }
 
+// Plans that merge out of place (scratch allowed, a cache block of 2^16 keys): the CPU executor
+// follows the passes between the keys and the scratch and ends in the keys; odd and even numbers
+// of merges.
+template <class Key>
+class ScratchPlanSort : public ::testing::Test {};
+TYPED_TEST_SUITE(ScratchPlanSort, key_types, key_type_names);
+
+TYPED_TEST(ScratchPlanSort, MatchesStdSort) {
+  using Key = TypeParam;
+  std::vector<std::size_t> lengths = random_lengths(4, 17, 19, 20261123);
+  lengths.insert(lengths.end(), {(std::size_t{1} << 16) + 1, std::size_t{1} << 18});
+  for (const std::size_t n : lengths) {
+    const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
+    const plan::plan p =
+        plan::make_plan(algorithm::optimized, n, sizeof(Key), {16}, plan::scratch_use::allowed);
+    ASSERT_TRUE(p.needs_scratch) << plan::describe(p);
+    for (const order direction : all_orders) {
+      std::vector<Key> keys = c.input;
+      api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
+      EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
+          << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized) << '\n'
+          << plan::describe(p);
+    }
+  }
+}
+
 template <class Key>
 class SplitFirstPassSort : public ::testing::Test {};
 TYPED_TEST_SUITE(SplitFirstPassSort, key_types, key_type_names);

@@ -62,6 +62,7 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
                       << next_run_log2;
       }
       if (ps.steps() != 0) return fail() << where << "merge pass counts network steps";
+      if (!ps.to_other) return fail() << where << "merge pass in place";
       ++next_run_log2;
       continue;
     }
@@ -147,8 +148,23 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
         }
         break;
       }
+      case pass_kind::merge_stage: {
+        // One whole stage past the first pass's tile, from one buffer into the other.
+        const unsigned s = ps.first.stage;
+        if (algo != algorithm::optimized || s <= tuning::optimized_tile_log2(key_bytes) ||
+            ps.first != (step{s, s - 1}) || ps.last != (step{s, 0}) || ps.span_log2 != s ||
+            !ps.to_other) {
+          return fail() << where << "merge_stage that is not a whole stage past the tile";
+        }
+        break;
+      }
       case pass_kind::merge_runs:
         break;
+    }
+    // Passes to the other buffer: merges, and an optimized first pass.
+    if (ps.to_other && ps.kind != pass_kind::merge_stage &&
+        !(ps.kind == pass_kind::register_tile && i == 0)) {
+      return fail() << where << to_string(ps.kind) << " to the other buffer";
     }
     if (ps.kind != pass_kind::merge_stages && ps.memory_passes() != 1) {
       return fail() << where << "counts " << ps.memory_passes() << " passes over memory";
@@ -166,7 +182,21 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
   if (merges && next_run_log2 != k) {
     return fail() << "merges stop at runs of 2^" << next_run_log2 << ", need 2^" << k;
   }
-  if (p.needs_scratch != merges) return fail() << "needs_scratch is " << p.needs_scratch;
+  const auto to_other =
+      std::count_if(p.passes.begin(), p.passes.end(), [](const pass& ps) { return ps.to_other; });
+  if (p.needs_scratch != (to_other != 0)) return fail() << "needs_scratch is " << p.needs_scratch;
+  if (p.needs_scratch ? p.scratch_keys < n : p.scratch_keys != 0) {
+    return fail() << "scratch_keys is " << p.scratch_keys;
+  }
+  if (algo != algorithm::block_merge && to_other % 2 != 0) {
+    return fail() << "the network ends in the scratch buffer (" << to_other << " passes to it)";
+  }
+  if (memory_passes(p) != p.passes.size() + (algo == algorithm::block_merge ? to_other % 2 : 0) &&
+      std::none_of(p.passes.begin(), p.passes.end(),
+                   [](const pass& ps) { return ps.kind == pass_kind::merge_stages; })) {
+    return fail() << "memory_passes " << memory_passes(p) << " for " << p.passes.size()
+                  << " passes";
+  }
   return ::testing::AssertionSuccess();
 }
 
@@ -192,10 +222,12 @@ TEST(Plan, EveryAlgorithmRunsTheWholeNetworkOnce) {
         for (const device_shape device :
              {device_shape{}, device_shape{22, 132, clusters}, device_shape{22, 132, clusters, 264},
               device_shape{0, 1u << 30}, device_shape{0, 8, 0, 16}}) {
-          const plan p = make_plan(algo, n, key_bytes, device);
-          ASSERT_TRUE(is_valid_plan(p, algo, n, key_bytes))
-              << "key_bytes=" << key_bytes << " sm_count=" << device.sm_count << '\n'
-              << describe(p);
+          for (const scratch_use scratch : {scratch_use::none, scratch_use::allowed}) {
+            const plan p = make_plan(algo, n, key_bytes, device, scratch);
+            ASSERT_TRUE(is_valid_plan(p, algo, n, key_bytes))
+                << "key_bytes=" << key_bytes << " sm_count=" << device.sm_count << '\n'
+                << describe(p);
+          }
         }
       }
     }
@@ -305,6 +337,48 @@ TEST(Plan, MergedStagesOnResidentTiles) {
   ASSERT_EQ(p.passes[1].kind, pass_kind::merge_stages) << describe(p);
   EXPECT_EQ(p.passes[1].memory_passes(), 8u);
   EXPECT_EQ(p.passes.size(), without.passes.size() - 15) << describe(p) << describe(without);
+}
+
+// With scratch allowed and keys past one cache block, the optimized plan is the first pass and
+// one merge_stage pass a stage past the tile over all keys, alternating buffers so that the last
+// lands in the keys. Within one block, or without a cache known, it stays in place.
+TEST(Plan, MergesOutOfPlacePastTheCache) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+    const unsigned block_log2 = key_bytes == 4 ? 22 : 21;
+    const device_shape h100{block_log2, 132, 0, 264};
+    for (const unsigned k : {block_log2 + 1, block_log2 + 2, 27u, 28u}) {
+      const std::size_t n = (std::size_t{1} << (k - 1)) + 3;
+      const plan p = make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed);
+      const std::string where = describe(p);
+      ASSERT_TRUE(p.needs_scratch) << where;
+      const std::size_t tiles = ((n - 1) >> tile_log2) + 1;  // an 8-byte split each, aligned
+      EXPECT_GE(p.scratch_keys * key_bytes, n * key_bytes + 8 * tiles + 4) << where;
+      ASSERT_EQ(p.passes.size(), k - tile_log2 + 1) << where;
+      EXPECT_EQ(memory_passes(p), p.passes.size()) << where;
+      EXPECT_EQ(p.passes[0].last, (step{tile_log2, 0})) << where;
+      EXPECT_EQ(p.passes[0].to_other, (k - tile_log2) % 2 == 1) << where;
+      for (std::size_t i = 1; i < p.passes.size(); ++i) {
+        EXPECT_EQ(p.passes[i].kind, pass_kind::merge_stage) << where;
+        EXPECT_EQ(p.passes[i].first.stage, tile_log2 + i) << where;
+      }
+      EXPECT_TRUE(p.blocked.empty()) << where;
+      std::size_t i = 0;
+      for_each_pass(p, [&](const pass& ps, const pass_span& span) {
+        EXPECT_EQ(&ps, &p.passes[i]) << where;
+        // Pass i finds the keys where pass i - 1 left them; the first pass reads them in place.
+        EXPECT_EQ(span.in_scratch, i != 0 && (i + (k - tile_log2)) % 2 == 0) << where << i;
+        ++i;
+      });
+    }
+    for (const std::size_t n : {std::size_t{1} << block_log2, std::size_t{1} << 20}) {
+      EXPECT_FALSE(
+          make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed).needs_scratch);
+    }
+    EXPECT_FALSE(
+        make_plan(algorithm::optimized, std::size_t{1} << 27, key_bytes, {}, scratch_use::allowed)
+            .needs_scratch);
+  }
 }
 
 TEST(Plan, GlobalStepPlanHasOnePassPerStep) {

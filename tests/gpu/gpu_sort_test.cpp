@@ -89,9 +89,11 @@ void expect_sorts_in_managed_memory(std::size_t n, algorithm algo, order directi
       << describe_case<Key>(n, distribution::uniform, seed, direction, algo) << " managed memory";
 }
 
-// From 2^23 four-byte keys on, a stage of the optimized path has more wide steps than one gather
-// pass takes, so it splits them; the lengths of the main test stop short of that.
-TEST(GpuSortLarge, OptimizedSplitsLongStagesIntoSeveralGathers) {
+// Past one L2 block (2^22 four-byte keys on the H100) the optimized path merges every stage past
+// the tile out of place, through a scratch buffer; the lengths of the main test stop short of
+// that. (Its in-place plan there, with several gathers a stage: kernel tests,
+// InPlacePlanPastTheCache.)
+TEST(GpuSortLarge, OptimizedMergesOutOfPlacePastTheCache) {
   for (const std::size_t n : {(std::size_t{1} << 23) + 12345, std::size_t{1} << 24}) {
     for (const distribution d : {distribution::uniform, distribution::few}) {
       const std::uint64_t seed = test::case_seed(n, d);
@@ -107,9 +109,10 @@ TEST(GpuSortLarge, OptimizedSplitsLongStagesIntoSeveralGathers) {
   }
 }
 
-// Past 2^22 four-byte keys (on the H100's L2), the optimized path runs blocked passes of two
-// blocks at once, the second on a side stream of the calling thread joined back by events. Below,
-// from 2^21 keys, it merges stages on every tile at once (a cooperative launch).
+// Past 2^22 four-byte keys (on the H100's L2), the optimized path allocates its scratch
+// stream-ordered and runs its first merges in blocked passes of two blocks at once, the second on
+// a side stream of the calling thread joined back by events. Below, from 2^21 keys, it merges
+// stages on every tile at once (a cooperative launch).
 constexpr std::size_t blocked_n = (std::size_t{1} << 23) + 5;
 constexpr std::size_t merged_n = 3 * (std::size_t{1} << 20) + 7;
 

@@ -12,8 +12,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "api/options.hpp"
 #include "bitonic/key_order.hpp"
 #include "common_test.hpp"
 #include "cpu/execute.hpp"
@@ -33,6 +35,25 @@ namespace {
 
 using network::index_t;
 using network::step;
+
+// Sorts every block of 2^block_log2 keys by the words the kernels compare (ordered_word under
+// Less): the order in which the GPU leaves sorted runs, a refinement of Less (-0.0 before +0.0
+// ascending) with a single result, so that a merge's output can be compared bit for bit.
+template <class Key, class Less>
+void sort_blocks_by_words(std::vector<Key>& keys, unsigned block_log2) {
+  const auto words_less = [](Key a, Key b) {
+    return Less{}(ordered_word<Key>::encode(a), ordered_word<Key>::encode(b));
+  };
+  const std::size_t block = std::size_t{1} << block_log2;
+  for (std::size_t b = 0; b < keys.size(); b += block) {
+    std::sort(keys.begin() + b, keys.begin() + std::min(keys.size(), b + block), words_less);
+  }
+}
+
+template <class Key>
+bool same_bits(const std::vector<Key>& a, const std::vector<Key>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Key)) == 0;
+}
 
 template <class Key, class Less, class Launch>
 void expect_pass_matches_cpu(std::size_t n, step first, step last, Launch launch,
@@ -128,7 +149,7 @@ void expect_sorted_tiles(std::size_t n, distribution d, bool split) {
   std::vector<Key> expected = input;
   for (const auto& [first, last] : passes) {
     ASSERT_TRUE(kernels::optimized_sort_tile::runs<Key>(first, last, n)) << n;
-    kernels::optimized_sort_tile::launch(keys.get(), index_t{n}, first, last, Less{},
+    kernels::optimized_sort_tile::launch(keys.get(), keys.get(), index_t{n}, first, last, Less{},
                                          cudaStream_t{});
     cpu::run_steps(expected.data(), n, first, last, 0, Less{});
   }
@@ -145,7 +166,7 @@ void expect_sorted_warps(std::size_t n) {
   expect_pass_matches_cpu<Key, Less>(
       n, step{1, 0}, step{warp_stages, 0},
       [](Key* keys, index_t count, step first, step last, Less less, cudaStream_t stream) {
-        kernels::optimized_sort_tile::launch(keys, count, first, last, less, stream);
+        kernels::optimized_sort_tile::launch(keys, keys, count, first, last, less, stream);
       },
       "sorted warps");
 }
@@ -176,23 +197,27 @@ TEST(KernelShapes, SortTiles) {
   expect_sorted_tiles_all_cases<double>();
 }
 
-// A whole plan made for `device` on the GPU executor, against std::sort.
+// A whole plan made for `device` on the GPU executor, against std::sort; with a scratch buffer
+// where the plan needs one.
 template <class Key, class Less>
-void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* what) {
+void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* what,
+                       plan::scratch_use scratch = plan::scratch_use::none) {
   const std::uint64_t seed = case_seed(n, distribution::uniform);
   const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
-  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device);
+  plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device, scratch);
   if (device.block_log2 != 0 && p.log2_size > device.block_log2) {
-    ASSERT_FALSE(p.blocked.empty()) << plan::describe(p);
+    const bool merges = scratch == plan::scratch_use::allowed;
+    ASSERT_EQ(p.needs_scratch, merges) << plan::describe(p);
+    ASSERT_EQ(p.blocked.empty(), merges) << plan::describe(p);
   }
-  if (device.resident_tiles != 0) {
+  if (device.resident_tiles != 0 && p.blocked.empty()) {
     ASSERT_TRUE(std::any_of(p.passes.begin(), p.passes.end(), [](const plan::pass& ps) {
       return ps.kind == plan::pass_kind::merge_stages;
     })) << plan::describe(p);
   }
-  device_array<Key> keys(n);
+  device_array<Key> keys(n), other(p.needs_scratch ? p.scratch_keys : 0);
   keys.upload(input);
-  dispatch::run_plan(p, keys.get(), static_cast<Key*>(nullptr), Less{}, cudaStream_t{});
+  dispatch::run_plan(p, keys.get(), other.get(), Less{}, cudaStream_t{});
   TEST_CUDA_OK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
   std::sort(expected.begin(), expected.end(), Less{});
@@ -233,24 +258,25 @@ TEST(KernelShapes, BlockedPlans) {
   }
 }
 
-// Merged stages (optimized_merge): tiles sorted by the CPU executor, then stages tile_log2+1..last
-// on the GPU against the CPU executor's steps of those stages: full, partial and missing second
-// runs, a partial last tile, several blocks of 2^last keys, every distribution, both orders.
+// Merged stages (optimized_merge): sorted tiles (by words, as the first pass leaves them), then
+// stages tile_log2+1..last on the GPU, bit for bit against blocks of 2^last keys sorted by words:
+// full, partial and missing second runs, a partial last tile, several blocks of 2^last keys,
+// every distribution, both orders.
 template <class Key, class Less>
 void expect_merged_stages(std::size_t n, unsigned last_stage, distribution d) {
   const unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
   const step first{tile_log2 + 1, tile_log2}, last{last_stage, 0};
   const std::uint64_t seed = case_seed(n, d) + last_stage;
   std::vector<Key> input = tools::generate<Key>(n, d, seed);
-  cpu::run_steps(input.data(), n, step{1, 0}, step{tile_log2, 0}, tile_log2, Less{});
+  sort_blocks_by_words<Key, Less>(input, tile_log2);
   device_array<Key> keys(n);
   keys.upload(input);
   ASSERT_TRUE(kernels::optimized_merge::runs<Key>(first, last));
   kernels::optimized_merge::launch(keys.get(), index_t{n}, first, last, Less{}, cudaStream_t{});
   TEST_CUDA_OK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
-  cpu::run_steps(expected.data(), n, first, last, last_stage, Less{});
-  EXPECT_TRUE(matches_reference(keys.download(), expected))
+  sort_blocks_by_words<Key, Less>(expected, last_stage);
+  EXPECT_TRUE(same_bits(keys.download(), expected))
       << "merged stages " << tools::type_name<Key>() << " n=" << n << " stages " << first.stage
       << ".." << last_stage << " " << tools::to_string(d) << " seed=" << seed;
 }
@@ -294,6 +320,86 @@ TEST(KernelShapes, MergedStagePlans) {
     expect_plan_sorts<double, ascending_less>(n, {0, 8, 0, 4}, "merge plan");
     expect_plan_sorts<std::uint64_t, descending_less>(n, {20, 8, 0, 16}, "merge plan");
   }
+}
+
+// One stage merged out of place (optimized_merge::launch_stage): runs of 2^(stage - 1) keys sorted
+// by words, the stage from one buffer into another on the GPU, bit for bit against runs of
+// 2^stage sorted by words: one and several tiles a run, full, partial and missing second runs
+// (copied), a partial last tile, every distribution, both orders; the input left as it was.
+template <class Key, class Less>
+void expect_merge_stage(std::size_t n, unsigned stage, distribution d) {
+  const std::uint64_t seed = case_seed(n, d) + stage;
+  std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  sort_blocks_by_words<Key, Less>(input, stage - 1);
+  device_array<Key> from(n), to(n);
+  device_array<index_t> splits(kernels::optimized_merge::split_count<Key>(n));
+  from.upload(input);
+  kernels::optimized_merge::launch_stage(static_cast<const Key*>(from.get()), to.get(), index_t{n},
+                                         stage, splits.get(), Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<Key> expected = input;
+  sort_blocks_by_words<Key, Less>(expected, stage);
+  EXPECT_TRUE(same_bits(to.download(), expected))
+      << "merge stage " << tools::type_name<Key>() << " n=" << n << " stage " << stage << " "
+      << tools::to_string(d) << " seed=" << seed;
+  EXPECT_TRUE(same_bits(from.download(), input)) << "merge stage changed its input";
+}
+
+template <class Key>
+void expect_merge_stage_all_cases() {
+  constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
+  constexpr std::size_t tile = std::size_t{1} << tile_log2;
+  const std::pair<std::size_t, unsigned> cases[] = {
+      {2 * tile, tile_log2 + 1},        // one merge of two tiles
+      {tile + 1, tile_log2 + 1},        // a second run of one key
+      {5 * tile + 777, tile_log2 + 3},  // a partial second run and last tile
+      {11 * tile + 3, tile_log2 + 2},   // the last run without a second one: copied
+      {3 * tile + 5, tile_log2 + 3},    // one run, shorter than the stage's: all copied
+      {37 * tile + 5, tile_log2 + 5},   // 16 tiles a run, a partial second run
+  };
+  for (const auto& [n, stage] : cases) {
+    for (const distribution d : tools::all_distributions) {
+      expect_merge_stage<Key, ascending_less>(n, stage, d);
+      expect_merge_stage<Key, descending_less>(n, stage, d);
+    }
+  }
+}
+
+TEST(KernelShapes, MergeStageOutOfPlace) {
+  expect_merge_stage_all_cases<std::int32_t>();
+  expect_merge_stage_all_cases<std::uint32_t>();
+  expect_merge_stage_all_cases<float>();
+  expect_merge_stage_all_cases<std::int64_t>();
+  expect_merge_stage_all_cases<std::uint64_t>();
+  expect_merge_stage_all_cases<double>();
+}
+
+// Whole plans that merge out of place (plan::scratch_use::allowed, with a cache block of 2^16
+// keys so that small inputs have them): an odd and an even number of merges (the first pass
+// writing to the scratch or in place), both orders.
+template <class Key, class Less>
+void expect_scratch_plan_sorts(std::size_t n) {
+  expect_plan_sorts<Key, Less>(n, {16}, "scratch plan", plan::scratch_use::allowed);
+}
+
+TEST(KernelShapes, ScratchPlans) {
+  for (const std::size_t n :
+       {(std::size_t{1} << 18) + 1, (std::size_t{1} << 19) + 12345, std::size_t{1} << 20}) {
+    expect_scratch_plan_sorts<std::int32_t, ascending_less>(n);
+    expect_scratch_plan_sorts<float, descending_less>(n);
+    expect_scratch_plan_sorts<std::uint64_t, ascending_less>(n);
+    expect_scratch_plan_sorts<double, descending_less>(n);
+  }
+}
+
+// The in-place plan that sort() falls back to when the device has no memory for the scratch, for
+// this device's cache, past one cache block (blocked passes, gathers split at the block).
+TEST(KernelShapes, InPlacePlanPastTheCache) {
+  const plan::device_shape device = api::current_device_shape(4);
+  if (device.block_log2 == 0) GTEST_SKIP() << "no L2 cache block on this device";
+  const std::size_t n = (std::size_t{2} << device.block_log2) + 12345;
+  expect_plan_sorts<float, ascending_less>(n, device, "in-place plan");
+  expect_plan_sorts<std::int32_t, descending_less>(n, device, "in-place plan");
 }
 
 // The sort of small n on one cluster (optimized_cluster_sort): every shape (4..16 blocks of
@@ -362,6 +468,12 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_merged_stages<double, ascending_less>(10 * tuning::optimized<8>::tile_keys + 5,
                                                tuning::optimized<8>::tile_log2 + 2,
                                                distribution::nan);
+  expect_merge_stage<float, ascending_less>(5 * tuning::optimized<4>::tile_keys + 777,
+                                            tuning::optimized<4>::tile_log2 + 3, distribution::nan);
+  expect_merge_stage<std::int64_t, descending_less>(11 * tuning::optimized<8>::tile_keys + 3,
+                                                    tuning::optimized<8>::tile_log2 + 2,
+                                                    distribution::few);
+  expect_scratch_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 18) + 1);
   if (host::launches_clusters()) {  // 16 blocks, the last 7 all pads; 4 blocks
     expect_cluster_sorts<std::int32_t, descending_less>((std::size_t{1} << 15) + 3,
                                                         distribution::uniform);
