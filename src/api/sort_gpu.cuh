@@ -40,8 +40,8 @@ algorithm algorithm_for_device(const options& opt, std::size_t n, const char* ca
   return algo;
 }
 
-//! Enqueues the passes of p (on opt's stream and order); `scratch` holds p.n keys when the plan
-//! needs it.
+//! Enqueues the passes of p (on opt's stream and order); `scratch` holds p.scratch_keys keys when
+//! the plan needs it.
 template <class Key>
 void run(const plan::plan& p, Key* d_keys, Key* scratch, const options& opt) {
   with_order(opt.direction,

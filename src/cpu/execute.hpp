@@ -107,16 +107,17 @@ void execute(const plan::plan& p, Key* keys, Less less) {
   std::vector<Key> scratch(p.needs_scratch ? p.n : 0);
   bool ends_in_scratch = false;
   plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
-    Key* const from = span.in_scratch ? scratch.data() : keys;
-    Key* const to = ps.to_other ? (span.in_scratch ? keys : scratch.data()) : from;
-    ends_in_scratch = span.in_scratch != ps.to_other;
+    const plan::pass_buffers<Key> buffers(ps, span, keys, scratch.data());
+    ends_in_scratch = buffers.ends_in_scratch;
     if (ps.kind == plan::pass_kind::merge_runs) {  // never blocked: offset 0, count n
-      merge_runs(from, to, p.n, ps.run_log2, less);
+      merge_runs(buffers.from, buffers.to, p.n, ps.run_log2, less);
       return;
     }
-    if (to != from)
-      std::copy(from + span.offset, from + span.offset + span.count, to + span.offset);
-    run_network_pass(ps, span, to, less);
+    if (buffers.to != buffers.from) {  // the network's steps in place, on the other buffer
+      std::copy(buffers.from + span.offset, buffers.from + span.offset + span.count,
+                buffers.to + span.offset);
+    }
+    run_network_pass(ps, span, buffers.to, less);
   });
   if (ends_in_scratch) std::copy(scratch.begin(), scratch.end(), keys);
 }

@@ -39,11 +39,11 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       lanes.join();
     }
     const cudaStream_t stream = lanes.get(span.lane);
-    Key* const from = span.in_scratch ? scratch : keys;
-    Key* const to = ps.to_other ? (span.in_scratch ? keys : scratch) : from;
-    Key* const at = from + span.offset;
+    const plan::pass_buffers<Key> buffers(ps, span, keys, scratch);
+    Key* const at = buffers.from + span.offset;
+    Key* const to = buffers.to + span.offset;
     const std::size_t count = span.count;
-    ends_in_scratch = span.in_scratch != ps.to_other;
+    ends_in_scratch = buffers.ends_in_scratch;
     if (ps.to_other && ps.kind != plan::pass_kind::merge_runs &&
         ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::register_tile) {
       throw error("bitonic: internal error: a pass that cannot write to the other buffer");
@@ -62,8 +62,7 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         if (kernels::optimized_tail::runs<Key>(ps.first, ps.last) && !ps.to_other) {
           kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
         } else if (kernels::optimized_sort_tile::runs<Key>(ps.first, ps.last, count)) {
-          kernels::optimized_sort_tile::launch(at, to + span.offset, count, ps.first, ps.last, less,
-                                               stream);
+          kernels::optimized_sort_tile::launch(at, to, count, ps.first, ps.last, less, stream);
         } else {
           throw error(
               "bitonic: internal error: a register_tile pass that is neither a first pass "
@@ -78,14 +77,14 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         break;
       case plan::pass_kind::merge_stage:
         kernels::optimized_merge::launch_stage(
-            at, to + span.offset, count, ps.first.stage,
+            at, to, count, ps.first.stage,
             splits + kernels::optimized_merge::split_count<Key>(span.offset), less, stream);
         break;
       case plan::pass_kind::gather_steps:
         kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
-        kernels::launch_merge_runs(from, to, p.n, ps.run_log2, less, stream);
+        kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
         break;
     }
   });

@@ -10,9 +10,9 @@
 // Two ways to run it:
 // - merge_stage_kernel, out of place: one stage from one buffer into another (the plan's
 //   scratch), every block on its own, so it streams like any pass: one pass a stage, n keys of
-//   extra memory. The searches run before it, in partition_kernel: in the merge kernel, a
-//   block's 14 other warps waited ~5 us on the two searching warps' dependent DRAM loads
-//   (H100, 2^27 int32: 7.57 ms with them inside).
+//   extra memory. The searches run before it, in partition_kernel: in the merge kernel a
+//   block's 14 other warps waited on the two searching warps' chains of dependent DRAM loads
+//   (H100, 2^27 int32: 7.19 ms with the searches inside, 6.57 apart).
 // - merge_kernel, in place: a tile's stores overwrite keys that other tiles still have to load,
 //   so every tile of a merged run is resident at once (a cooperative launch, one block a tile)
 //   and grid barriers separate a stage's loads from its stores, and its stores from the next

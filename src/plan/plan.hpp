@@ -123,6 +123,19 @@ struct pass_span {
   bool in_scratch = false;  //!< the pass finds the keys in the scratch buffer, not in place
 };
 
+//! The buffers a pass works on: it reads the keys where they are (the caller's or, where
+//! span.in_scratch, the scratch) and writes them there or, where ps.to_other, to the other one.
+template <class T>
+struct pass_buffers {
+  T* from;
+  T* to;
+  bool ends_in_scratch;  //!< after the pass, the keys are in the scratch
+  pass_buffers(const pass& ps, const pass_span& span, T* keys, T* scratch)
+      : from(span.in_scratch ? scratch : keys),
+        to(ps.to_other ? (span.in_scratch ? keys : scratch) : from),
+        ends_in_scratch(span.in_scratch != ps.to_other) {}
+};
+
 //! Calls run(pass, span) for every pass in the order the executors run them: blocked passes
 //! block by block on keys [offset, offset + count), the others on all n keys. Within a lane this
 //! is the order the passes must run in; across lanes any interleaving gives the same result.

@@ -3,7 +3,8 @@
 // the same order as the GPU's: the blocked range is well formed, and the sort still matches
 // std::sort, with blocks small enough that every length below meets several of them. A first pass
 // split in two (as on a device with more SMs than tiles) sorts as the whole one does, and so do
-// plans with merged stages (on a device that holds several tiles at once).
+// plans with merged stages (on a device that holds several tiles at once) and plans that merge
+// out of place through a scratch buffer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +22,16 @@ namespace bitonic::test {
 namespace {
 
 using tools::distribution;
+
+// Runs optimized plan p on the CPU executor over case c's keys in `direction`, against std::sort.
+template <class Key>
+void expect_plan_sorts_on_cpu(const plan::plan& p, const reference_case<Key>& c, order direction) {
+  std::vector<Key> keys = c.input;
+  api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
+  EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
+      << describe_case<Key>(c.n, c.d, c.seed, direction, algorithm::optimized) << '\n'
+      << plan::describe(p);
+}
 
 TEST(BlockedPlan, BlocksInFlightFillThreeQuartersOfTheCache) {
   static_assert(plan::blocks_in_flight == 2, "the sizes below are for two blocks at once");
@@ -159,11 +170,7 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
         if (device.resident_tiles == 0) {
           ASSERT_FALSE(p.blocked.empty());
         }
-        std::vector<Key> keys = c.input;
-        api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
-        EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
-            << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized) << '\n'
-            << plan::describe(p);
+        expect_plan_sorts_on_cpu(p, c, direction);
       }
     }
   }
@@ -186,11 +193,7 @@ TYPED_TEST(ScratchPlanSort, MatchesStdSort) {
         plan::make_plan(algorithm::optimized, n, sizeof(Key), {16}, plan::scratch_use::allowed);
     ASSERT_TRUE(p.needs_scratch) << plan::describe(p);
     for (const order direction : all_orders) {
-      std::vector<Key> keys = c.input;
-      api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
-      EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
-          << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized) << '\n'
-          << plan::describe(p);
+      expect_plan_sorts_on_cpu(p, c, direction);
     }
   }
 }
@@ -207,12 +210,8 @@ TYPED_TEST(SplitFirstPassSort, MatchesStdSort) {
     for (const distribution d : {distribution::uniform, distribution::organ}) {
       const reference_case<Key> c = make_reference_case<Key>(n, d);
       for (const order direction : all_orders) {
-        const plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {0, 1u << 20});
-        std::vector<Key> keys = c.input;
-        api::with_order(direction, [&](auto less) { cpu::execute(p, keys.data(), less); });
-        EXPECT_TRUE(matches_reference(keys, c.expected_for(direction)))
-            << describe_case<Key>(n, c.d, c.seed, direction, algorithm::optimized)
-            << " first pass split";
+        expect_plan_sorts_on_cpu(
+            plan::make_plan(algorithm::optimized, n, sizeof(Key), {0, 1u << 20}), c, direction);
       }
     }
   }

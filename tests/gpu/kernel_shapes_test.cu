@@ -5,9 +5,11 @@
 // are full and on a last one that is cut short by n. Sorting through the
 // public API reaches the deep shapes only past 2^25 keys; here each shape runs on a few row blocks.
 // The steps need no sorted input: any keys through the same comparators give the same result.
-// Also the first pass (whole tiles sorted, whole or split in two), the merged stages, and whole
-// plans run block by block (plan::make_plan with a block) with small blocks, with the first pass
-// split or with merged stages, against std::sort.
+// Also the first pass (whole tiles sorted, whole or split in two); the merges of stages past the
+// tile, in place and out of place, bit for bit against runs sorted by the kernels' words; and
+// whole plans against std::sort: run block by block (plan::make_plan with a small block), with
+// the first pass split, with merged stages, merging out of place through a scratch buffer, and
+// the in-place plan for this device's cache past one block.
 #include <gtest/gtest.h>
 
 #include <algorithm>
