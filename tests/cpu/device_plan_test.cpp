@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "api/options.hpp"
@@ -159,41 +160,29 @@ TYPED_TEST_SUITE(BlockedSort, key_types, key_type_names);
 
 TYPED_TEST(BlockedSort, MatchesStdSort) {
   using Key = TypeParam;
-  const std::vector<std::size_t> lengths = random_lengths(6, 16, 20, 20261121);
+  std::vector<std::size_t> lengths = random_lengths(6, 16, 20, 20261121);
+  lengths.insert(lengths.end(), {(std::size_t{1} << 16) + 1, std::size_t{1} << 18});  // odd, even
   for (const std::size_t n : lengths) {
     const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
     for (const order direction : all_orders) {
       // Blocks of 2^15 keys; blocks of 2^17 and 8 resident tiles: stages merged up to 2^17 keys
-      // while all keys fit one block, none past it.
-      for (const plan::device_shape device : {plan::device_shape{15}, {17, 4, 0, 8}}) {
-        plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device);
-        if (device.resident_tiles == 0) {
+      // while all keys fit one block, none past it; a block of 2^16 keys with scratch allowed:
+      // past it every stage merged out of place (the CPU executor follows the passes between
+      // the keys and the scratch and ends in the keys; odd and even numbers of merges).
+      const std::pair<plan::device_shape, plan::scratch_use> shapes[] = {
+          {{15}, plan::scratch_use::none},
+          {{17, 4, 0, 8}, plan::scratch_use::none},
+          {{16}, plan::scratch_use::allowed}};
+      for (const auto& [device, scratch] : shapes) {
+        const plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device, scratch);
+        if (device.resident_tiles == 0 && scratch == plan::scratch_use::none) {
           ASSERT_FALSE(p.blocked.empty());
+        }
+        if (scratch == plan::scratch_use::allowed && n > (std::size_t{1} << 16)) {
+          ASSERT_TRUE(p.needs_scratch) << plan::describe(p);
         }
         expect_plan_sorts_on_cpu(p, c, direction);
       }
-    }
-  }
-}
-
-// Plans that merge out of place (scratch allowed, a cache block of 2^16 keys): the CPU executor
-// follows the passes between the keys and the scratch and ends in the keys; odd and even numbers
-// of merges.
-template <class Key>
-class ScratchPlanSort : public ::testing::Test {};
-TYPED_TEST_SUITE(ScratchPlanSort, key_types, key_type_names);
-
-TYPED_TEST(ScratchPlanSort, MatchesStdSort) {
-  using Key = TypeParam;
-  std::vector<std::size_t> lengths = random_lengths(4, 17, 19, 20261123);
-  lengths.insert(lengths.end(), {(std::size_t{1} << 16) + 1, std::size_t{1} << 18});
-  for (const std::size_t n : lengths) {
-    const reference_case<Key> c = make_reference_case<Key>(n, distribution::uniform);
-    const plan::plan p =
-        plan::make_plan(algorithm::optimized, n, sizeof(Key), {16}, plan::scratch_use::allowed);
-    ASSERT_TRUE(p.needs_scratch) << plan::describe(p);
-    for (const order direction : all_orders) {
-      expect_plan_sorts_on_cpu(p, c, direction);
     }
   }
 }

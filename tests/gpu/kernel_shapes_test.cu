@@ -283,36 +283,6 @@ void expect_merged_stages(std::size_t n, unsigned last_stage, distribution d) {
       << ".." << last_stage << " " << tools::to_string(d) << " seed=" << seed;
 }
 
-template <class Key>
-void expect_merged_stages_all_cases() {
-  constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
-  constexpr std::size_t tile = std::size_t{1} << tile_log2;
-  const std::pair<std::size_t, unsigned> cases[] = {
-      {2 * tile, tile_log2 + 1},        // one merge of two tiles
-      {tile + 1, tile_log2 + 1},        // a second run of one key
-      {8 * tile, tile_log2 + 3},        // three stages in one block
-      {5 * tile + 777, tile_log2 + 3},  // a partial second run and last tile
-      {11 * tile + 3, tile_log2 + 2},   // three blocks, the last without a second run
-      {12 * tile - 1, tile_log2 + 2},   // three blocks of 2^(tile_log2 + 2)
-      {10 * tile + 5, tile_log2 + 2},   // a block past n's last tile, its runs merging
-  };
-  for (const auto& [n, last_stage] : cases) {
-    for (const distribution d : tools::all_distributions) {
-      expect_merged_stages<Key, ascending_less>(n, last_stage, d);
-      expect_merged_stages<Key, descending_less>(n, last_stage, d);
-    }
-  }
-}
-
-TEST(KernelShapes, MergedStages) {
-  expect_merged_stages_all_cases<std::int32_t>();
-  expect_merged_stages_all_cases<std::uint32_t>();
-  expect_merged_stages_all_cases<float>();
-  expect_merged_stages_all_cases<std::int64_t>();
-  expect_merged_stages_all_cases<std::uint64_t>();
-  expect_merged_stages_all_cases<double>();
-}
-
 // Whole plans with merged stages: no cache known (4 resident tiles: merges in blocks of 4 tiles,
 // one after the other) and all keys in one cache block (16 resident tiles: merges of up to 16).
 TEST(KernelShapes, MergedStagePlans) {
@@ -347,33 +317,40 @@ void expect_merge_stage(std::size_t n, unsigned stage, distribution d) {
   EXPECT_TRUE(same_bits(from.download(), input)) << "merge stage changed its input";
 }
 
+// Both merges of the stages past the tile on the same cases: in place, stages tile_log2+1..s
+// (merged_stages); out of place, stage s alone (merge_stage).
 template <class Key>
-void expect_merge_stage_all_cases() {
+void expect_merges_all_cases() {
   constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
   constexpr std::size_t tile = std::size_t{1} << tile_log2;
   const std::pair<std::size_t, unsigned> cases[] = {
       {2 * tile, tile_log2 + 1},        // one merge of two tiles
       {tile + 1, tile_log2 + 1},        // a second run of one key
+      {8 * tile, tile_log2 + 3},        // three stages in one block
       {5 * tile + 777, tile_log2 + 3},  // a partial second run and last tile
-      {11 * tile + 3, tile_log2 + 2},   // the last run without a second one: copied
+      {11 * tile + 3, tile_log2 + 2},   // three blocks, the last without a second run (copied)
+      {12 * tile - 1, tile_log2 + 2},   // three blocks of 2^(tile_log2 + 2)
+      {10 * tile + 5, tile_log2 + 2},   // a block past n's last tile, its runs merging
       {3 * tile + 5, tile_log2 + 3},    // one run, shorter than the stage's: all copied
       {37 * tile + 5, tile_log2 + 5},   // 16 tiles a run, a partial second run
   };
   for (const auto& [n, stage] : cases) {
     for (const distribution d : tools::all_distributions) {
+      expect_merged_stages<Key, ascending_less>(n, stage, d);
+      expect_merged_stages<Key, descending_less>(n, stage, d);
       expect_merge_stage<Key, ascending_less>(n, stage, d);
       expect_merge_stage<Key, descending_less>(n, stage, d);
     }
   }
 }
 
-TEST(KernelShapes, MergeStageOutOfPlace) {
-  expect_merge_stage_all_cases<std::int32_t>();
-  expect_merge_stage_all_cases<std::uint32_t>();
-  expect_merge_stage_all_cases<float>();
-  expect_merge_stage_all_cases<std::int64_t>();
-  expect_merge_stage_all_cases<std::uint64_t>();
-  expect_merge_stage_all_cases<double>();
+TEST(KernelShapes, MergesInPlaceAndOutOfPlace) {
+  expect_merges_all_cases<std::int32_t>();
+  expect_merges_all_cases<std::uint32_t>();
+  expect_merges_all_cases<float>();
+  expect_merges_all_cases<std::int64_t>();
+  expect_merges_all_cases<std::uint64_t>();
+  expect_merges_all_cases<double>();
 }
 
 // Whole plans that merge out of place (plan::scratch_use::allowed, with a cache block of 2^16
