@@ -60,7 +60,7 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   const plan::device_shape device = api::current_device_shape(sizeof(Key));
   plan::plan p = plan::make_plan(algo, n, sizeof(Key), device, plan::scratch_use::allowed);
   host::stream_buffer<Key> scratch;
-  if (p.needs_scratch &&
+  if (p.needs_scratch() &&
       !scratch.try_allocate(p.scratch_keys, opt.stream, "bitonic::sort: scratch cudaMallocAsync")) {
     if (algo != algorithm::optimized) {
       throw error(std::string(caller) + ": out of memory for " + std::string(to_string(algo)) +
@@ -76,7 +76,7 @@ void dispatch::sort_sorted_blocks(Key* d_keys, std::size_t n, unsigned sorted_lo
                                   const options& opt) {
   plan::plan p =
       plan::make_plan(api::algorithm_for_device<Key>(opt, n, "bitonic::sort_host"), n, sizeof(Key));
-  if (p.needs_scratch) throw error("bitonic: internal error: sort_sorted_blocks of a merge plan");
+  if (p.needs_scratch()) throw error("bitonic: internal error: sort_sorted_blocks of a merge plan");
   std::erase_if(p.passes, [&](const plan::pass& ps) { return ps.last.stage <= sorted_log2; });
   if (!p.passes.empty() && p.passes.front().first.stage <= sorted_log2) {
     throw error("bitonic: internal error: a pass straddles the sorted blocks");

@@ -104,7 +104,7 @@ void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* da
 
 template <class Key, class Less>
 void execute(const plan::plan& p, Key* keys, Less less) {
-  std::vector<Key> scratch(p.needs_scratch ? p.n : 0);
+  std::vector<Key> scratch(p.needs_scratch() ? p.n : 0);
   bool ends_in_scratch = false;
   plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
     const plan::pass_buffers<Key> buffers(ps, span, keys, scratch.data());

@@ -22,8 +22,7 @@
 
 namespace bitonic::dispatch {
 
-//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys when
-//! p.needs_scratch.
+//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys.
 //! Blocked passes run in their lanes (plan::pass_span), each lane on its own stream.
 template <class Key, class Less>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller) {

@@ -199,7 +199,6 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
       }
       for (unsigned r = tile_log2; r < k; ++r) {
         p.passes.push_back({pass_kind::merge_runs, {}, {}, 0, r, true});
-        p.needs_scratch = true;
         p.scratch_keys = n;
       }
       break;
@@ -223,7 +222,6 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
         // fit the cache twice over (keys and scratch) lost (H100, int32 2^27: 7.7 ms in blocks of
         // 2^21 keys, 6.6 without; docs/PERFORMANCE.md log 30).
         p.passes = merged_out_of_place_passes(k, key_bytes);
-        p.needs_scratch = true;
         p.scratch_keys = n + ((tiles + 1) * sizeof(network::index_t) + key_bytes) / key_bytes;
         break;
       }

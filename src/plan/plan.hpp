@@ -58,10 +58,11 @@ struct plan {
   unsigned log2_size = 0;  //!< ceil(log2 n): the network's stages
   algorithm algo = algorithm::global_step;
   std::vector<pass> passes;
-  bool needs_scratch = false;  //!< passes `to_other` ping-pong with a buffer of n keys
-  //! Keys of scratch memory the executors get when needs_scratch: n, and for merge_stage passes
-  //! room behind them for one 8-byte split a tile (aligned to 8 bytes).
+  //! Keys of scratch memory the executors need (0: none): n where passes `to_other` ping-pong
+  //! with it, and for merge_stage passes room behind them for one 8-byte split a tile (aligned to
+  //! 8 bytes).
   std::size_t scratch_keys = 0;
+  bool needs_scratch() const { return scratch_keys != 0; }
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
 };
 

@@ -179,7 +179,7 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
           ASSERT_FALSE(p.blocked.empty());
         }
         if (scratch == plan::scratch_use::allowed && n > (std::size_t{1} << 16)) {
-          ASSERT_TRUE(p.needs_scratch) << plan::describe(p);
+          ASSERT_TRUE(p.needs_scratch()) << plan::describe(p);
         }
         expect_plan_sorts_on_cpu(p, c, direction);
       }

@@ -184,8 +184,9 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
   }
   const auto to_other =
       std::count_if(p.passes.begin(), p.passes.end(), [](const pass& ps) { return ps.to_other; });
-  if (p.needs_scratch != (to_other != 0)) return fail() << "needs_scratch is " << p.needs_scratch;
-  if (p.needs_scratch ? p.scratch_keys < n : p.scratch_keys != 0) {
+  if (p.needs_scratch() != (to_other != 0))
+    return fail() << "needs_scratch is " << p.needs_scratch();
+  if (p.needs_scratch() && p.scratch_keys < n) {
     return fail() << "scratch_keys is " << p.scratch_keys;
   }
   if (algo != algorithm::block_merge && to_other % 2 != 0) {
@@ -351,7 +352,7 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
       const std::size_t n = (std::size_t{1} << (k - 1)) + 3;
       const plan p = make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed);
       const std::string where = describe(p);
-      ASSERT_TRUE(p.needs_scratch) << where;
+      ASSERT_TRUE(p.needs_scratch()) << where;
       const std::size_t tiles = ((n - 1) >> tile_log2) + 1;  // an 8-byte split each, aligned
       EXPECT_GE(p.scratch_keys * key_bytes, n * key_bytes + 8 * tiles + 4) << where;
       ASSERT_EQ(p.passes.size(), k - tile_log2 + 1) << where;
@@ -372,12 +373,12 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
       });
     }
     for (const std::size_t n : {std::size_t{1} << block_log2, std::size_t{1} << 20}) {
-      EXPECT_FALSE(
-          make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed).needs_scratch);
+      EXPECT_FALSE(make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed)
+                       .needs_scratch());
     }
     EXPECT_FALSE(
         make_plan(algorithm::optimized, std::size_t{1} << 27, key_bytes, {}, scratch_use::allowed)
-            .needs_scratch);
+            .needs_scratch());
   }
 }
 

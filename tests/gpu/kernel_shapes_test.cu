@@ -209,7 +209,7 @@ void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* wha
   plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device, scratch);
   if (device.block_log2 != 0 && p.log2_size > device.block_log2) {
     const bool merges = scratch == plan::scratch_use::allowed;
-    ASSERT_EQ(p.needs_scratch, merges) << plan::describe(p);
+    ASSERT_EQ(p.needs_scratch(), merges) << plan::describe(p);
     ASSERT_EQ(p.blocked.empty(), merges) << plan::describe(p);
   }
   if (device.resident_tiles != 0 && p.blocked.empty()) {
@@ -217,7 +217,7 @@ void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* wha
       return ps.kind == plan::pass_kind::merge_stages;
     })) << plan::describe(p);
   }
-  device_array<Key> keys(n), other(p.needs_scratch ? p.scratch_keys : 0);
+  device_array<Key> keys(n), other(p.needs_scratch() ? p.scratch_keys : 0);
   keys.upload(input);
   dispatch::run_plan(p, keys.get(), other.get(), Less{}, cudaStream_t{});
   TEST_CUDA_OK(cudaDeviceSynchronize());
