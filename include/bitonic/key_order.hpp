@@ -15,6 +15,7 @@ namespace bitonic {
 
 //! Ascending order: integers by `<`, floating point with NaN last.
 struct ascending_less {
+  static constexpr bool reverses = false;  //!< on integers: `<`
   template <class Key>
   BITONIC_HOST_DEVICE constexpr bool operator()(const Key& a, const Key& b) const {
     if constexpr (std::is_floating_point_v<Key>) {
@@ -27,13 +28,16 @@ struct ascending_less {
 
 //! Descending order: the mirror image of ascending_less (NaN first).
 struct descending_less {
+  static constexpr bool reverses = true;  //!< on integers: `>`
   template <class Key>
   BITONIC_HOST_DEVICE constexpr bool operator()(const Key& a, const Key& b) const {
     return ascending_less{}(b, a);
   }
 };
 
-//! The word a kernel sorts in place of a key. Integers are their own words. A float becomes an
+//! The word a kernel sorts in place of a key. 32-bit integers are their own words; a signed
+//! 64-bit one becomes unsigned with its sign bit flipped, so that all 8-byte words are unsigned
+//! (network::compare_exchange has a cheaper form for those). A float becomes an
 //! unsigned integer whose `<` refines ascending_less: the usual sign flip (negative numbers
 //! inverted, positive ones offset by the sign bit) orders -inf < ... < -0.0 < +0.0 < ... < +inf <
 //! +NaN < -NaN, then a rotation by the number of negative NaN patterns moves the negative NaNs
@@ -68,9 +72,44 @@ struct float_word {
 }  // namespace detail
 
 template <>
+struct ordered_word<std::int64_t> {
+  using type = std::uint64_t;
+  static constexpr type sign = type{1} << 63;
+  BITONIC_HOST_DEVICE static constexpr type encode(std::int64_t k) { return type(k) ^ sign; }
+  BITONIC_HOST_DEVICE static constexpr std::int64_t decode(type w) {
+    return static_cast<std::int64_t>(w ^ sign);
+  }
+};
+template <>
 struct ordered_word<float> : detail::float_word<float, std::uint32_t, 0x007f'ffffu> {};
 template <>
 struct ordered_word<double> : detail::float_word<double, std::uint64_t, 0x000f'ffff'ffff'ffffull> {
 };
+
+//! The word of a value read from memory that holds either keys of type Key or their words
+//! (plans with several passes may keep words between them: only the first encodes, the last
+//! decodes). For integer keys both are the same type and nothing changes.
+template <class Key, class Stored>
+BITONIC_HOST_DEVICE typename ordered_word<Key>::type word_of(Stored v) {
+  using W = typename ordered_word<Key>::type;
+  static_assert(std::is_same_v<Stored, Key> || std::is_same_v<Stored, W>, "a key or its word");
+  if constexpr (std::is_same_v<Stored, Key>) {
+    return ordered_word<Key>::encode(v);
+  } else {
+    return v;
+  }
+}
+
+//! What memory of type Stored (Key, or its word) holds for word w: the inverse of word_of.
+template <class Key, class Stored>
+BITONIC_HOST_DEVICE Stored stored_of(typename ordered_word<Key>::type w) {
+  using W = typename ordered_word<Key>::type;
+  static_assert(std::is_same_v<Stored, Key> || std::is_same_v<Stored, W>, "a key or its word");
+  if constexpr (std::is_same_v<Stored, Key>) {
+    return ordered_word<Key>::decode(w);
+  } else {
+    return w;
+  }
+}
 
 }  // namespace bitonic

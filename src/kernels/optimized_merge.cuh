@@ -42,17 +42,17 @@ using tile_type = register_tile<Key>;
 
 //! Keys of run a among the first d keys of the merge of sorted runs a and b under `less` (a's
 //! keys before equal keys of b): merge path, searched by one warp, 32 probes a round; every lane
-//! returns it. Ties between equal words need no rule: they are the same bits.
-template <class Key, class Less>
-__device__ index_t merge_path(const Key* a, index_t a_n, const Key* b, index_t b_n, index_t d,
+//! returns it. Ties between equal words need no rule: they are the same bits. Stored: Key, or
+//! its word where an earlier pass left words (as in the rest of this file).
+template <class Key, class Stored, class Less>
+__device__ index_t merge_path(const Stored* a, index_t a_n, const Stored* b, index_t b_n, index_t d,
                               Less less) {
-  using word = ordered_word<Key>;
   const unsigned lane = threadIdx.x % 32;
   // a[i] goes before b[d - 1 - i] exactly for the i below the answer, which is in [lo, hi].
   index_t lo = d > b_n ? d - b_n : 0, hi = d < a_n ? d : a_n;
   while (lo < hi) {
     const index_t span = hi - lo, probe = lo + span * lane / 32;  // ascending over the lanes
-    const bool before = !less(word::encode(b[d - 1 - probe]), word::encode(a[probe]));
+    const bool before = !less(word_of<Key>(b[d - 1 - probe]), word_of<Key>(a[probe]));
     const unsigned below = __popc(__ballot_sync(~0u, before));  // the lanes below it hold
     const index_t next_lo = below == 0 ? lo : lo + span * (below - 1) / 32 + 1;
     hi = below == 32 ? hi : lo + span * below / 32;
@@ -65,23 +65,22 @@ __device__ index_t merge_path(const Key* a, index_t a_n, const Key* b, index_t b
 //! last, the greatest word between them: a bitonic sequence, in the high layout. Two rounds, the
 //! first run's keys (or pads) and then the second's over them, each register's address a
 //! constant offset of one pointer, so that the loads of a round are in flight at once.
-template <class Key, class Less>
-__device__ void load_bitonic(tile_type<Key>& tile, const Key* a, unsigned a_n, const Key* b,
+template <class Key, class Stored, class Less>
+__device__ void load_bitonic(tile_type<Key>& tile, const Stored* a, unsigned a_n, const Stored* b,
                              unsigned b_n, Less less) {
   using Tile = tile_type<Key>;
-  using word = ordered_word<Key>;
   constexpr unsigned row = 1u << Tile::template base<layout::registers_high>;
   tile.refresh_thread();
-  const Key* const a_at = a + tile.thread;                     // register m: a_at[m * row]
-  const Key* const b_at = b + (Tile::keys - 1 - tile.thread);  // register m: b_at[-m * row]
+  const Stored* const a_at = a + tile.thread;                     // register m: a_at[m * row]
+  const Stored* const b_at = b + (Tile::keys - 1 - tile.thread);  // register m: b_at[-m * row]
 #pragma unroll
   for (unsigned m = 0; m < Tile::K; ++m) {
-    tile.r[m] = tile.thread + m * row < a_n ? word::encode(a_at[m * row]) : Tile::pad(less);
+    tile.r[m] = tile.thread + m * row < a_n ? word_of<Key>(a_at[m * row]) : Tile::pad(less);
   }
 #pragma unroll
   for (unsigned m = 0; m < Tile::K; ++m) {
     if (Tile::keys - 1 - tile.thread - m * row < b_n) {
-      tile.r[m] = word::encode(b_at[-std::ptrdiff_t(m * row)]);
+      tile.r[m] = word_of<Key>(b_at[-std::ptrdiff_t(m * row)]);
     }
   }
 }
@@ -112,16 +111,16 @@ struct merge_tile {
 
 //! Loads the tile's keys, the first run's a[a_lo, a_hi) and the second run's keys after its first
 //! (first - a_lo) ones, as one bitonic sequence.
-template <class Key, class Less>
-__device__ void load_merge_slices(tile_type<Key>& tile, const Key* in, const merge_tile& m,
+template <class Key, class Stored, class Less>
+__device__ void load_merge_slices(tile_type<Key>& tile, const Stored* in, const merge_tile& m,
                                   index_t a_lo, index_t a_hi, Less less) {
   load_bitonic(tile, in + m.a_begin + a_lo, unsigned(a_hi - a_lo),
                in + m.b_begin + (m.first - a_lo), unsigned(m.keys - (a_hi - a_lo)), less);
 }
 
 //! Sorts the bitonic sequence load_merge_slices loaded and stores its tile_n keys at `out`.
-template <class Key, class Less>
-__device__ void merge_and_store(tile_type<Key>& tile, Key* out, index_t tile_n, Less less) {
+template <class Key, class Stored, class Less>
+__device__ void merge_and_store(tile_type<Key>& tile, Stored* out, index_t tile_n, Less less) {
   using Tile = tile_type<Key>;
   tile.template steps_from_high<int(Tile::tile_log2) - 1>(less);
   tile.template exchange<layout::registers_low, layout::registers_mid>();
@@ -149,8 +148,8 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
       const merge_tile m = merge_tile::locate<Tile::keys>(n, s, tile_begin);
       if (m.keys != 0) {
         if (const unsigned warp = threadIdx.x / 32; warp < 2) {  // one warp a tile end
-          const index_t at = merge_path(keys + m.a_begin, m.a_n, keys + m.b_begin, m.b_n,
-                                        m.first + (warp == 0 ? 0 : m.keys), less);
+          const index_t at = merge_path<Key>(keys + m.a_begin, m.a_n, keys + m.b_begin, m.b_n,
+                                             m.first + (warp == 0 ? 0 : m.keys), less);
           if (threadIdx.x % 32 == 0) slice[warp] = at;
         }
         __syncthreads();
@@ -168,9 +167,9 @@ inline constexpr unsigned partition_threads = 256;
 //! For one stage out of place: splits[t] = keys of the first run before tile t's first output
 //! position, for every tile t of in[0, n) that merges, by merge path (one warp a tile). Its own
 //! launch, so that the merge kernel's blocks do not wait on these dependent loads from DRAM.
-template <class Key, class Less>
+template <class Key, class In, class Less>
 __global__ void __launch_bounds__(partition_threads)
-    partition_kernel(const Key* in, index_t n, unsigned stage, index_t* splits, Less less) {
+    partition_kernel(const In* in, index_t n, unsigned stage, index_t* splits, Less less) {
   constexpr unsigned tile_keys = tile_type<Key>::keys;
   wait_for_previous_pass();
   const index_t tiles = (n + tile_keys - 1) / tile_keys;
@@ -179,18 +178,19 @@ __global__ void __launch_bounds__(partition_threads)
        t += warps) {
     const merge_tile m = merge_tile::locate<tile_keys>(n, stage, t * tile_keys);
     if (m.keys == 0) continue;
-    const index_t at = merge_path(in + m.a_begin, m.a_n, in + m.b_begin, m.b_n, m.first, less);
+    const index_t at = merge_path<Key>(in + m.a_begin, m.a_n, in + m.b_begin, m.b_n, m.first, less);
     if (threadIdx.x % 32 == 0) splits[t] = at;
   }
 }
 
 //! One stage out of place: every tile of `out` gets its slices of the two runs in `in` (where
 //! partition_kernel's splits say), merged; a tile whose run has no partner is copied. No block
-//! waits for another, so blocks' loads, steps and stores overlap as in any pass.
-template <class Key, class Less>
+//! waits for another, so blocks' loads, steps and stores overlap as in any pass. In and Out:
+//! Key or its word (a plan keeps words between its merges).
+template <class Key, class In, class Out, class Less>
 __global__ void __launch_bounds__(tile_type<Key>::threads,
                                   tuning::optimized<sizeof(Key)>::tile_min_blocks)
-    merge_stage_kernel(const Key* in, Key* out, index_t n, unsigned stage, const index_t* splits,
+    merge_stage_kernel(const In* in, Out* out, index_t n, unsigned stage, const index_t* splits,
                        Less less) {
   using Tile = tile_type<Key>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
     } else {
       const index_t end = n - tile_begin < Tile::keys ? n : tile_begin + Tile::keys;
       for (index_t i = tile_begin + threadIdx.x; i < end; i += Tile::threads)
-        out[i] = in[i];
+        out[i] = stored_of<Key, Out>(word_of<Key>(in[i]));
     }
   }
 }
@@ -244,16 +244,17 @@ constexpr index_t split_count(index_t n) {
 
 //! Runs stage `stage` (past the tile) from in[0, n), whose runs of 2^(stage - 1) keys are sorted,
 //! to out[0, n) (another buffer), one block a tile; `splits` holds split_count<Key>(n) entries.
-template <class Key, class Less>
-void launch_stage(const Key* in, Key* out, index_t n, unsigned stage, index_t* splits, Less less,
+//! In and Out: Key or its word, so that a plan can keep words between its passes.
+template <class Key, class In, class Out, class Less>
+void launch_stage(const In* in, Out* out, index_t n, unsigned stage, index_t* splits, Less less,
                   cudaStream_t stream) {
   using Tile = tile_type<Key>;
   if (stage <= Tile::tile_log2)
     throw error("bitonic: internal error: a merged stage within a tile");
-  launch_chained(partition_kernel<Key, Less>,
+  launch_chained(partition_kernel<Key, In, Less>,
                  grid_blocks(split_count<Key>(n), partition_threads / 32), partition_threads, 0,
                  stream, "optimized partition_kernel launch", in, n, stage, splits, less);
-  launch_on_tiles<Tile, merge_stage_kernel<Key, Less>>(
+  launch_on_tiles<Tile, merge_stage_kernel<Key, In, Out, Less>>(
       n, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
       "optimized merge_stage_kernel launch", in, out, n, stage, static_cast<const index_t*>(splits),
       less);

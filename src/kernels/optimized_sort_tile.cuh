@@ -93,9 +93,9 @@ template <class Key, unsigned TileLog2>
 using rest = part<Key, TileLog2, tune<Key>::warp_stages + 1, TileLog2,
                   tuning::register_tile_min_blocks(sizeof(Key), TileLog2)>;
 
-template <class Key, class Part, class Less>
+template <class Key, class In, class Out, class Part, class Less>
 __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
-    sort_tiles_kernel(const Key* in, Key* keys, index_t n, Less less) {
+    sort_tiles_kernel(const In* in, Out* keys, index_t n, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using lay = layout;
   typename Part::tile_type tile;
@@ -163,12 +163,14 @@ bool runs(network::step first, network::step last, index_t n) {
 
 //! Runs the pass first..last (see `runs`) on in[0, n) under `less`: every tile (the last one may
 //! be partial) gets the pass's stages and goes to the same place in `keys`, which may be `in`.
-template <class Key, class Less>
-void launch(const Key* in, Key* keys, index_t n, network::step first, network::step last, Less less,
+//! In and Out are Key or its word (register_tile::load and store): a plan may store words for
+//! the passes after this one.
+template <class Key, class In, class Out, class Less>
+void launch(const In* in, Out* keys, index_t n, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   const bool known = with_part<Key>(first, last, n, [&](auto part) {
     using Part = decltype(part);
-    launch_on_tiles<typename Part::tile_type, sort_tiles_kernel<Key, Part, Less>>(
+    launch_on_tiles<typename Part::tile_type, sort_tiles_kernel<Key, In, Out, Part, Less>>(
         n, stream, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)",
         "optimized sort_tiles_kernel launch", in, keys, n, less);
   });

@@ -29,8 +29,7 @@ enum class layout { registers_low, registers_mid, registers_high };
 template <class Key, unsigned TileLog2 = tuning::optimized<sizeof(Key)>::tile_log2>
 struct register_tile {
   using T = tuning::optimized<sizeof(Key)>;
-  using word = ordered_word<Key>;
-  using W = typename word::type;
+  using W = typename ordered_word<Key>::type;
   static constexpr unsigned K = T::keys_per_thread, tile_log2 = TileLog2;
   static constexpr unsigned threads = 1u << (tile_log2 - 5), keys = 1u << tile_log2;
   //! Dynamic shared memory a block needs for its exchanges.
@@ -81,21 +80,22 @@ struct register_tile {
   }
 
   //! Loads tile[0, tile_n) in layout L (mid or high: coalesced) as words, pads beyond tile_n.
-  template <layout L, bool Full, class Less>
-  __device__ void load(const Key* tile, unsigned tile_n, Less less) {
+  //! Stored is Key or W: memory holds keys, or words that an earlier pass left there.
+  template <layout L, bool Full, class Stored, class Less>
+  __device__ void load(const Stored* tile, unsigned tile_n, Less less) {
     refresh_thread();
-    const Key* at = tile + index<L>(0);  // the thread's part; each register's is a constant
+    const Stored* at = tile + index<L>(0);  // the thread's part; each register's is a constant
 #pragma unroll
     for (unsigned m = 0; m < K; ++m) {
-      r[m] = (Full || index<L>(m) < tile_n) ? word::encode(at[m << base<L>]) : pad(less);
+      r[m] = (Full || index<L>(m) < tile_n) ? word_of<Key>(at[m << base<L>]) : pad(less);
     }
   }
 
   //! As load<high>, but every odd block of 2^MirrorLog2 keys (those with bit MirrorLog2 of the
   //! index set) read back to front: sorted ascending blocks become the ascending/descending pairs
   //! the classic form's stage MirrorLog2 + 1 starts from. A block's parity is a register bit.
-  template <unsigned MirrorLog2, bool Full, class Less>
-  __device__ void load_high_mirrored(const Key* tile, unsigned tile_n, Less less) {
+  template <unsigned MirrorLog2, bool Full, class Stored, class Less>
+  __device__ void load_high_mirrored(const Stored* tile, unsigned tile_n, Less less) {
     constexpr unsigned base_high = base<layout::registers_high>;
     static_assert(MirrorLog2 >= base_high && MirrorLog2 < tile_log2,
                   "the block parity must be a register bit of the high layout");
@@ -106,17 +106,18 @@ struct register_tile {
     for (unsigned m = 0; m < K; ++m) {
       const unsigned from =
           (m & parity) ? mirrored + ((m ^ rows) << base_high) : thread + (m << base_high);
-      r[m] = (Full || from < tile_n) ? word::encode(tile[from]) : pad(less);
+      r[m] = (Full || from < tile_n) ? word_of<Key>(tile[from]) : pad(less);
     }
   }
 
-  template <layout L, bool Full>
-  __device__ void store(Key* tile, unsigned tile_n) {
+  //! Stores tile[0, tile_n) from layout L, as keys or (Stored = W) as words for a later pass.
+  template <layout L, bool Full, class Stored>
+  __device__ void store(Stored* tile, unsigned tile_n) {
     refresh_thread();
-    Key* at = tile + index<L>(0);
+    Stored* at = tile + index<L>(0);
 #pragma unroll
     for (unsigned m = 0; m < K; ++m) {
-      if (Full || index<L>(m) < tile_n) at[m << base<L>] = word::decode(r[m]);
+      if (Full || index<L>(m) < tile_n) at[m << base<L>] = stored_of<Key, Stored>(r[m]);
     }
   }
 

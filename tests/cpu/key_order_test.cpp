@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace bitonic {
@@ -101,6 +102,28 @@ TYPED_TEST(KeyOrder, OrderedWordsRefineTheKeyOrderAndRoundTrip) {
         EXPECT_NE(wa, wb) << "encode must be one-to-one";
       }
     }
+  }
+}
+
+// Signed 64-bit keys sort as unsigned words (their sign bit flipped): order kept at the
+// boundaries (min, -1, 0, 1, max) and on random values (fixed seed 4343), round trip exact.
+TEST(KeyOrderInt64, WordsAreUnsignedAndKeepTheOrder) {
+  using word = ordered_word<std::int64_t>;
+  static_assert(std::is_same_v<word::type, std::uint64_t>);
+  std::vector<std::int64_t> keys = {std::numeric_limits<std::int64_t>::min(),
+                                    std::numeric_limits<std::int64_t>::min() + 1,
+                                    -1,
+                                    0,
+                                    1,
+                                    std::numeric_limits<std::int64_t>::max() - 1,
+                                    std::numeric_limits<std::int64_t>::max()};
+  std::mt19937_64 rng(4343);
+  for (int i = 0; i < 200; ++i)
+    keys.push_back(static_cast<std::int64_t>(rng()));
+  for (const std::int64_t a : keys) {
+    EXPECT_EQ(word::decode(word::encode(a)), a);
+    for (const std::int64_t b : keys)
+      EXPECT_EQ(a < b, word::encode(a) < word::encode(b)) << a << " vs " << b;
   }
 }
 

@@ -151,8 +151,8 @@ void expect_sorted_tiles(std::size_t n, distribution d, bool split) {
   std::vector<Key> expected = input;
   for (const auto& [first, last] : passes) {
     ASSERT_TRUE(kernels::optimized_sort_tile::runs<Key>(first, last, n)) << n;
-    kernels::optimized_sort_tile::launch(keys.get(), keys.get(), index_t{n}, first, last, Less{},
-                                         cudaStream_t{});
+    kernels::optimized_sort_tile::launch<Key>(keys.get(), keys.get(), index_t{n}, first, last,
+                                              Less{}, cudaStream_t{});
     cpu::run_steps(expected.data(), n, first, last, 0, Less{});
   }
   TEST_CUDA_OK(cudaDeviceSynchronize());
@@ -168,7 +168,7 @@ void expect_sorted_warps(std::size_t n) {
   expect_pass_matches_cpu<Key, Less>(
       n, step{1, 0}, step{warp_stages, 0},
       [](Key* keys, index_t count, step first, step last, Less less, cudaStream_t stream) {
-        kernels::optimized_sort_tile::launch(keys, keys, count, first, last, less, stream);
+        kernels::optimized_sort_tile::launch<Key>(keys, keys, count, first, last, less, stream);
       },
       "sorted warps");
 }
@@ -203,9 +203,10 @@ TEST(KernelShapes, SortTiles) {
 // where the plan needs one.
 template <class Key, class Less>
 void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* what,
-                       plan::scratch_use scratch = plan::scratch_use::none) {
-  const std::uint64_t seed = case_seed(n, distribution::uniform);
-  const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
+                       plan::scratch_use scratch = plan::scratch_use::none,
+                       distribution d = distribution::uniform) {
+  const std::uint64_t seed = case_seed(n, d);
+  const std::vector<Key> input = tools::generate<Key>(n, d, seed);
   plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), device, scratch);
   if (device.block_log2 != 0 && p.log2_size > device.block_log2) {
     const bool merges = scratch == plan::scratch_use::allowed;
@@ -224,7 +225,8 @@ void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* wha
   std::vector<Key> expected = input;
   std::sort(expected.begin(), expected.end(), Less{});
   EXPECT_TRUE(matches_reference(keys.download(), expected))
-      << what << " " << tools::type_name<Key>() << " n=" << n << " seed=" << seed << "\n"
+      << what << " " << tools::type_name<Key>() << " n=" << n << " " << tools::to_string(d)
+      << " seed=" << seed << "\n"
       << plan::describe(p);
 }
 
@@ -306,8 +308,9 @@ void expect_merge_stage(std::size_t n, unsigned stage, distribution d) {
   device_array<Key> from(n), to(n);
   device_array<index_t> splits(kernels::optimized_merge::split_count<Key>(n));
   from.upload(input);
-  kernels::optimized_merge::launch_stage(static_cast<const Key*>(from.get()), to.get(), index_t{n},
-                                         stage, splits.get(), Less{}, cudaStream_t{});
+  kernels::optimized_merge::launch_stage<Key>(static_cast<const Key*>(from.get()), to.get(),
+                                              index_t{n}, stage, splits.get(), Less{},
+                                              cudaStream_t{});
   TEST_CUDA_OK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
   sort_blocks_by_words<Key, Less>(expected, stage);
@@ -357,10 +360,11 @@ TEST(KernelShapes, MergesInPlaceAndOutOfPlace) {
 // keys so that small inputs have them): an odd and an even number of merges (the first pass
 // writing to the scratch or in place), both orders.
 template <class Key, class Less>
-void expect_scratch_plan_sorts(std::size_t n) {
-  expect_plan_sorts<Key, Less>(n, {16}, "scratch plan", plan::scratch_use::allowed);
+void expect_scratch_plan_sorts(std::size_t n, distribution d = distribution::uniform) {
+  expect_plan_sorts<Key, Less>(n, {16}, "scratch plan", plan::scratch_use::allowed, d);
 }
 
+// Float keys also with NaNs and -0.0: these plans keep words in memory between their passes.
 TEST(KernelShapes, ScratchPlans) {
   for (const std::size_t n :
        {(std::size_t{1} << 18) + 1, (std::size_t{1} << 19) + 12345, std::size_t{1} << 20}) {
@@ -368,6 +372,11 @@ TEST(KernelShapes, ScratchPlans) {
     expect_scratch_plan_sorts<float, descending_less>(n);
     expect_scratch_plan_sorts<std::uint64_t, ascending_less>(n);
     expect_scratch_plan_sorts<double, descending_less>(n);
+  }
+  for (const distribution d : {distribution::nan, distribution::few, distribution::organ}) {
+    expect_scratch_plan_sorts<float, ascending_less>((std::size_t{1} << 19) + 77, d);
+    expect_scratch_plan_sorts<double, ascending_less>((std::size_t{1} << 18) + 5, d);
+    expect_scratch_plan_sorts<double, descending_less>((std::size_t{1} << 19) + 77, d);
   }
 }
 
