@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "bitonic/bitonic.hpp"
 #include "bitonic/key_order.hpp"
@@ -41,21 +42,24 @@ template <class Key>
 using tile_type = register_tile<Key>;
 
 //! Keys of run a among the first d keys of the merge of sorted runs a and b under `less` (a's
-//! keys before equal keys of b): merge path, searched by one warp, 32 probes a round; every lane
-//! returns it. Ties between equal words need no rule: they are the same bits. Stored: Key, or
-//! its word where an earlier pass left words (as in the rest of this file).
-template <class Key, class Stored, class Less>
+//! keys before equal keys of b): merge path, searched by an aligned group of Lanes lanes of a
+//! warp, Lanes probes a round; every lane of the group returns it. Ties between equal words need
+//! no rule: they are the same bits. Stored: Key, or its word where an earlier pass left words
+//! (as in the rest of this file).
+template <class Key, unsigned Lanes = 32, class Stored, class Less>
 __device__ index_t merge_path(const Stored* a, index_t a_n, const Stored* b, index_t b_n, index_t d,
                               Less less) {
-  const unsigned lane = threadIdx.x % 32;
+  static_assert(Lanes >= 2 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0, "a power-of-two group");
+  const unsigned lane = threadIdx.x % Lanes;
+  const unsigned group = unsigned(~0ull >> (64 - Lanes)) << (threadIdx.x % 32 - lane);
   // a[i] goes before b[d - 1 - i] exactly for the i below the answer, which is in [lo, hi].
   index_t lo = d > b_n ? d - b_n : 0, hi = d < a_n ? d : a_n;
   while (lo < hi) {
-    const index_t span = hi - lo, probe = lo + span * lane / 32;  // ascending over the lanes
+    const index_t span = hi - lo, probe = lo + span * lane / Lanes;  // ascending over the lanes
     const bool before = !less(word_of<Key>(b[d - 1 - probe]), word_of<Key>(a[probe]));
-    const unsigned below = __popc(__ballot_sync(~0u, before));  // the lanes below it hold
-    const index_t next_lo = below == 0 ? lo : lo + span * (below - 1) / 32 + 1;
-    hi = below == 32 ? hi : lo + span * below / 32;
+    const unsigned below = __popc(__ballot_sync(group, before) & group);  // the lanes below hold
+    const index_t next_lo = below == 0 ? lo : lo + span * (below - 1) / Lanes + 1;
+    hi = below == Lanes ? hi : lo + span * below / Lanes;
     lo = next_lo;
   }
   return lo;
@@ -161,25 +165,30 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
   }
 }
 
-//! Threads of a block of partition_kernel: one warp a tile.
+//! Threads of a block of partition_kernel.
 inline constexpr unsigned partition_threads = 256;
+//! From this many tiles on, partition_kernel searches with 8 lanes a tile instead of a warp:
+//! its probes are scattered 32-byte reads, and with 8192 tiles (2^26 int64) 32 a round made it
+//! bound by them (23-61 us a stage, H100) where 8 take more rounds but a third of the reads.
+inline constexpr index_t partition_narrow_min_tiles = 2048;
 
 //! For one stage out of place: splits[t] = keys of the first run before tile t's first output
-//! position, for every tile t of in[0, n) that merges, by merge path (one warp a tile). Its own
-//! launch, so that the merge kernel's blocks do not wait on these dependent loads from DRAM.
-template <class Key, class In, class Less>
+//! position, for every tile t of in[0, n) that merges, by merge path (Lanes lanes a tile). Its
+//! own launch, so that the merge kernel's blocks do not wait on these dependent loads from DRAM.
+template <class Key, unsigned Lanes, class In, class Less>
 __global__ void __launch_bounds__(partition_threads)
     partition_kernel(const In* in, index_t n, unsigned stage, index_t* splits, Less less) {
   constexpr unsigned tile_keys = tile_type<Key>::keys;
   wait_for_previous_pass();
   const index_t tiles = (n + tile_keys - 1) / tile_keys;
-  const index_t warps = index_t{gridDim.x} * (partition_threads / 32);
-  for (index_t t = (index_t{blockIdx.x} * partition_threads + threadIdx.x) / 32; t < tiles;
-       t += warps) {
+  const index_t groups = index_t{gridDim.x} * (partition_threads / Lanes);
+  for (index_t t = (index_t{blockIdx.x} * partition_threads + threadIdx.x) / Lanes; t < tiles;
+       t += groups) {
     const merge_tile m = merge_tile::locate<tile_keys>(n, stage, t * tile_keys);
     if (m.keys == 0) continue;
-    const index_t at = merge_path<Key>(in + m.a_begin, m.a_n, in + m.b_begin, m.b_n, m.first, less);
-    if (threadIdx.x % 32 == 0) splits[t] = at;
+    const index_t at =
+        merge_path<Key, Lanes>(in + m.a_begin, m.a_n, in + m.b_begin, m.b_n, m.first, less);
+    if (threadIdx.x % Lanes == 0) splits[t] = at;
   }
 }
 
@@ -242,6 +251,15 @@ constexpr index_t split_count(index_t n) {
   return (n + tile_type<Key>::keys - 1) / tile_type<Key>::keys;
 }
 
+//! partition_kernel for stage `stage` of in[0, n), Lanes lanes a tile, chained on `stream`.
+template <class Key, unsigned Lanes, class In, class Less>
+void launch_partition(const In* in, index_t n, unsigned stage, index_t* splits, Less less,
+                      cudaStream_t stream) {
+  launch_chained(partition_kernel<Key, Lanes, In, Less>,
+                 grid_blocks(split_count<Key>(n), partition_threads / Lanes), partition_threads, 0,
+                 stream, "optimized partition_kernel launch", in, n, stage, splits, less);
+}
+
 //! Runs stage `stage` (past the tile) from in[0, n), whose runs of 2^(stage - 1) keys are sorted,
 //! to out[0, n) (another buffer), one block a tile; `splits` holds split_count<Key>(n) entries.
 //! In and Out: Key or its word, so that a plan can keep words between its passes.
@@ -251,9 +269,11 @@ void launch_stage(const In* in, Out* out, index_t n, unsigned stage, index_t* sp
   using Tile = tile_type<Key>;
   if (stage <= Tile::tile_log2)
     throw error("bitonic: internal error: a merged stage within a tile");
-  launch_chained(partition_kernel<Key, In, Less>,
-                 grid_blocks(split_count<Key>(n), partition_threads / 32), partition_threads, 0,
-                 stream, "optimized partition_kernel launch", in, n, stage, splits, less);
+  if (split_count<Key>(n) >= partition_narrow_min_tiles) {
+    launch_partition<Key, 8>(in, n, stage, splits, less, stream);
+  } else {
+    launch_partition<Key, 32>(in, n, stage, splits, less, stream);
+  }
   launch_on_tiles<Tile, merge_stage_kernel<Key, In, Out, Less>>(
       n, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
       "optimized merge_stage_kernel launch", in, out, n, stage, static_cast<const index_t*>(splits),

@@ -152,6 +152,30 @@ struct register_tile {
     }
   }
 
+  //! Ascending steps on register bits top, top - 1, ..., 0 of layout L (tile-index bits
+  //! base<L> + top down to base<L>) for a top known only at run time: one copy of each step's
+  //! code, entered at `top`, so that a loop over stages shares it (top >= 5 counts as 4).
+  template <layout L, class Less>
+  __device__ void steps_from_register_bit(unsigned top, Less less) {
+    constexpr int b = int(base<L>);
+    switch (top) {
+      default:
+        steps<L, b + 4, b + 4>(less);
+        [[fallthrough]];
+      case 3:
+        steps<L, b + 3, b + 3>(less);
+        [[fallthrough]];
+      case 2:
+        steps<L, b + 2, b + 2>(less);
+        [[fallthrough]];
+      case 1:
+        steps<L, b + 1, b + 1>(less);
+        [[fallthrough]];
+      case 0:
+        steps<L, b, b>(less);
+    }
+  }
+
   //! Steps on bits Hi..0 in three register rounds, starting in the high layout (Hi >= 10) and
   //! ending in the low one.
   template <int Hi, class Less>

@@ -356,6 +356,50 @@ TEST(KernelShapes, MergesInPlaceAndOutOfPlace) {
   expect_merges_all_cases<double>();
 }
 
+// partition_kernel with 8 lanes a tile (launch_stage's choice from partition_narrow_min_tiles
+// tiles on) finds the same splits as with a warp a tile, which the merge tests check through
+// launch_stage: one, several and all tiles a run, ties (few and equal keys), both orders.
+template <class Key, class Less>
+void expect_narrow_partition(std::size_t n, unsigned stage, distribution d) {
+  const std::uint64_t seed = case_seed(n, d) + stage;
+  std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  sort_blocks_by_words<Key, Less>(input, stage - 1);
+  device_array<Key> keys(n);
+  keys.upload(input);
+  const index_t count = kernels::optimized_merge::split_count<Key>(n);
+  device_array<index_t> warp(count), narrow(count);
+  for (const auto* splits : {&warp, &narrow})  // entries of copied tiles stay as they were
+    TEST_CUDA_OK(cudaMemset(splits->get(), 0xff, count * sizeof(index_t)));
+  const Key* const in = keys.get();
+  kernels::optimized_merge::launch_partition<Key, 32>(in, index_t{n}, stage, warp.get(), Less{},
+                                                      cudaStream_t{});
+  kernels::optimized_merge::launch_partition<Key, 8>(in, index_t{n}, stage, narrow.get(), Less{},
+                                                     cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_EQ(narrow.download(), warp.download())
+      << "partition " << tools::type_name<Key>() << " n=" << n << " stage " << stage << " "
+      << tools::to_string(d) << " seed=" << seed;
+}
+
+template <class Key>
+void expect_narrow_partitions() {
+  constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
+  const std::size_t n = (std::size_t{37} << tile_log2) + 1234;  // a partial last tile
+  for (const unsigned stage : {tile_log2 + 1, tile_log2 + 3, tile_log2 + 6}) {
+    for (const distribution d : {distribution::uniform, distribution::few, distribution::equal}) {
+      expect_narrow_partition<Key, ascending_less>(n, stage, d);
+      expect_narrow_partition<Key, descending_less>(n, stage, d);
+    }
+  }
+}
+
+TEST(KernelShapes, NarrowPartitionMatchesWarpPartition) {
+  expect_narrow_partitions<std::int32_t>();
+  expect_narrow_partitions<float>();
+  expect_narrow_partitions<std::int64_t>();
+  expect_narrow_partitions<double>();
+}
+
 // Whole plans that merge out of place (plan::scratch_use::allowed, with a cache block of 2^16
 // keys so that small inputs have them): an odd and an even number of merges (the first pass
 // writing to the scratch or in place), both orders.
@@ -462,6 +506,10 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
                                                     tuning::optimized<8>::tile_log2 + 2,
                                                     distribution::few);
   expect_scratch_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 18) + 1);
+  expect_scratch_plan_sorts<double, ascending_less>((std::size_t{1} << 17) + 5);  // words
+  expect_narrow_partition<std::int64_t, descending_less>(5 * tuning::optimized<8>::tile_keys + 9,
+                                                         tuning::optimized<8>::tile_log2 + 2,
+                                                         distribution::few);
   if (host::launches_clusters()) {  // 16 blocks, the last 7 all pads; 4 blocks
     expect_cluster_sorts<std::int32_t, descending_less>((std::size_t{1} << 15) + 3,
                                                         distribution::uniform);
