@@ -7,9 +7,11 @@
 // shuffles and 10 as shared-memory round trips, 2.5x the instructions. Directions cost nothing
 // per comparator: the registers hold each key XORed with all ones where its block of the current
 // stage is descending (~w reverses the order of words), so every comparator is ascending, and a
-// change of stage is one XOR per key. A partial tile is padded with the greatest word. It may read
-// the keys from one buffer and write them to another (plans that merge out of place start so when
-// their merges are odd in number, so that the last one lands in the caller's keys).
+// change of stage is one XOR per key. The stages run as a loop, each layout's steps compiled once:
+// unrolled, an 8-byte tile's steps overflowed the instruction cache (log 32 of PERFORMANCE.md).
+// A partial tile is padded with the greatest word. It may read keys from one buffer and write
+// them, or their words for the merges that follow, to another (plans that merge out of place
+// start so when their merges are odd in number, so that the last one lands in the caller's keys).
 // In plans for few tiles (plan::device_shape) the first pass runs as two parts:
 // stages 1..10 on every warp's 2^10 keys, in blocks of two warps spread over the SMs, each
 // 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles (smaller ones when n is),
