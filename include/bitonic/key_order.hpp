@@ -35,8 +35,8 @@ struct descending_less {
   }
 };
 
-//! The word a kernel sorts in place of a key. 32-bit integers are their own words; a signed
-//! 64-bit one becomes unsigned with its sign bit flipped, so that all 8-byte words are unsigned
+//! The word a kernel sorts in place of a key. 32-bit integers and uint64 are their own words; an
+//! int64 becomes unsigned with its sign bit flipped, so that all 8-byte words are unsigned
 //! (network::compare_exchange has a cheaper form for those). A float becomes an
 //! unsigned integer whose `<` refines ascending_less: the usual sign flip (negative numbers
 //! inverted, positive ones offset by the sign bit) orders -inf < ... < -0.0 < +0.0 < ... < +inf <
@@ -88,7 +88,7 @@ struct ordered_word<double> : detail::float_word<double, std::uint64_t, 0x000f'f
 
 //! The word of a value read from memory that holds either keys of type Key or their words
 //! (plans with several passes may keep words between them: only the first encodes, the last
-//! decodes). For integer keys both are the same type and nothing changes.
+//! decodes). For keys that are their own words both are the same type and nothing changes.
 template <class Key, class Stored>
 BITONIC_HOST_DEVICE typename ordered_word<Key>::type word_of(Stored v) {
   using W = typename ordered_word<Key>::type;
