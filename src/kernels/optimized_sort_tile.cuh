@@ -82,17 +82,19 @@ __device__ void next_stage_code(Tile& tile, unsigned s) {
 }
 
 //! Stages First..Last on registers in the low layout (or the high one when FromHigh), coded for
-//! stage First (stage_code); ends in the low layout. A loop, not unrolled: each layout's steps
-//! are compiled once and entered at the stage's top bit. Unrolled, the 91 steps of an 8-byte
-//! tile were ~10 K instructions, and warps waited on instruction fetch for 45 % of their cycles
-//! (ncu, H100, int64 2^24).
+//! stage First (stage_code); ends in the low layout. For 8-byte words a loop, not unrolled: each
+//! layout's steps are compiled once and entered at the stage's top bit. Unrolled, the 91 steps
+//! of an 8-byte tile were ~10 K instructions, and warps waited on instruction fetch for 45 % of
+//! their cycles (ncu, H100, int64 2^24). 4-byte words unroll the same loop (the compiler folds
+//! each stage's switches and codes): as a loop they were ~1 % slower at 2^24 (H100 A/B).
 template <unsigned First, unsigned Last, bool FromHigh = false, class Tile, class Less>
 __device__ void stages(Tile& tile, Less less) {
   using lay = layout;
   constexpr unsigned high = Tile::template base<lay::registers_high>;
   static_assert(!FromHigh || First > 10, "the high layout holds no bits below 10 but the threads'");
   static_assert(Last <= high + 5, "the tile holds the stages' blocks");
-#pragma unroll 1
+  constexpr unsigned unrolled = sizeof(typename Tile::W) == 8 ? 1 : Last - First + 1;
+#pragma unroll unrolled
   for (unsigned s = First; s <= Last; ++s) {
     if (s > 10) {  // bits 10 and up are warp bits in the low and mid layouts
       if (!FromHigh || s != First)
