@@ -7,8 +7,8 @@
 // shuffles and 10 as shared-memory round trips, 2.5x the instructions. Directions cost nothing
 // per comparator: the registers hold each key XORed with all ones where its block of the current
 // stage is descending (~w reverses the order of words), so every comparator is ascending, and a
-// change of stage is one XOR per key. The stages run as a loop, each layout's steps compiled once:
-// unrolled, an 8-byte tile's steps overflowed the instruction cache (log 32 of PERFORMANCE.md).
+// change of stage is one XOR per key. For 8-byte keys the stages run as a loop, each layout's
+// steps compiled once: unrolled, they overflowed the instruction cache (PERFORMANCE.md log 32).
 // A partial tile is padded with the greatest word. It may read keys from one buffer and write
 // them, or their words for the merges that follow, to another (plans that merge out of place
 // start so when their merges are odd in number, so that the last one lands in the caller's keys).
@@ -45,7 +45,7 @@ __device__ typename Tile::W stage_code(const Tile& tile, unsigned m) {
   }
 }
 
-//! The keys' change of code (stage_code) from stage s to stage s + 1 < Last + 1, in the low
+//! The keys' change of code (stage_code) from stage s < Last to stage s + 1, in the low
 //! layout, for a stage known only at run time: bits 5 and up of the tile index are the thread's
 //! (one mask for all its registers), bits 0..4 the register's (stages 1..4, each compiled apart).
 template <unsigned Last, class Tile>
