@@ -2,12 +2,12 @@
 // spends two (its steps wider than a tile as gathers, then its tail). Stage s turns neighbouring
 // sorted runs of 2^(s-1) keys into sorted runs of 2^s. Its steps wider than a tile only decide
 // which keys of the two runs end up in which tile, and a tile of the merged run holds a
-// prefix-to-prefix slice of each run, so a binary search (merge path: a warp's 32 probes a round,
-// both ends of the tile at once) finds them. Each block owns one tile of output positions, loads
-// the first run's slice ascending and the second's descending (a bitonic sequence, greatest words
-// between them) and sorts it with the tail's steps 2^(tile_log2-1)..1 in registers
-// (register_tile.cuh). The keys end where the network puts them: sorted.
-// Two ways to run it:
+// prefix-to-prefix slice of each run, so a search (merge path: a group of lanes probing at once,
+// a warp in place, 8 lanes a tile out of place past partition_narrow_min_tiles) finds them. Each
+// block owns one tile of output positions, loads the first run's slice ascending and the second's
+// descending (a bitonic sequence, greatest words between them) and sorts it with the tail's steps
+// 2^(tile_log2-1)..1 in registers (register_tile.cuh). The keys end where the network puts them:
+// sorted. Two ways to run it:
 // - merge_stage_kernel, out of place: one stage from one buffer into another (the plan's
 //   scratch), every block on its own, so it streams like any pass: one pass a stage, n keys of
 //   extra memory. The searches run before it, in partition_kernel: in the merge kernel a
