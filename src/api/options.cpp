@@ -1,9 +1,11 @@
 #include "api/options.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "host/device.hpp"
+#include "host/per_device.hpp"
 #include "plan/plan.hpp"
 #include "plan/tuning.hpp"
 
@@ -64,7 +66,8 @@ void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
   }
 }
 
-plan::device_shape current_device_shape(std::size_t key_bytes) {
+namespace {
+plan::device_shape read_device_shape(std::size_t key_bytes) {
   // The largest cluster of the cluster sort's blocks (one an SM) the device places, as a power of
   // two up to the tuning's.
   using clusters = tuning::cluster_sort<4>;
@@ -89,6 +92,15 @@ plan::device_shape current_device_shape(std::size_t key_bytes) {
   }
   return {plan::cache_block_log2(host::l2_cache_bytes(), key_bytes), host::multiprocessor_count(),
           cluster_log2 == 0 ? 0 : clusters::block_log2 + cluster_log2, resident_tiles};
+}
+
+}  // namespace
+
+plan::device_shape current_device_shape(std::size_t key_bytes) {
+  // Read once per device for both key sizes: the sort asks on every call.
+  static host::per_device<std::array<plan::device_shape, 2>> known;
+  return known.get([] { return std::array{read_device_shape(4), read_device_shape(8)}; })
+      [key_bytes == 4 ? 0 : 1];
 }
 
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes) {

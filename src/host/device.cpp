@@ -5,12 +5,10 @@
 
 #include <cstdint>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <string>
-#include <utility>
 
 #include "host/cuda_check.hpp"
+#include "host/per_device.hpp"
 
 namespace bitonic {
 
@@ -101,35 +99,48 @@ void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes
 }
 
 namespace {
-//! cudaDeviceGetAttribute(attribute) of the current device, read once per device.
-std::size_t device_attribute(cudaDeviceAttr attribute) {
-  int device = 0;
-  BITONIC_CUDA_CHECK(cudaGetDevice(&device));
-  static std::mutex mutex;
-  static std::map<std::pair<int, int>, std::size_t> known;
-  const std::lock_guard lock(mutex);
-  const std::pair<int, int> key{device, int(attribute)};
-  if (const auto it = known.find(key); it != known.end()) return it->second;
-  int value = 0;
-  BITONIC_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
-  return known[key] = static_cast<std::size_t>(value);
+//! The current device's attributes that the sort consults, read once per device.
+struct device_properties {
+  std::size_t smem_per_block_optin, smem_per_multiprocessor, l2_bytes;
+  unsigned multiprocessors;
+  bool clusters, cooperative, chains;
+};
+
+const device_properties& properties() {
+  static per_device<device_properties> known;
+  return known.get([] {
+    int device = 0;
+    BITONIC_CUDA_CHECK(cudaGetDevice(&device));
+    const auto read = [&](cudaDeviceAttr attribute) {
+      int value = 0;
+      BITONIC_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+      return value;
+    };
+    return device_properties{std::size_t(read(cudaDevAttrMaxSharedMemoryPerBlockOptin)),
+                             std::size_t(read(cudaDevAttrMaxSharedMemoryPerMultiprocessor)),
+                             std::size_t(read(cudaDevAttrL2CacheSize)),
+                             unsigned(read(cudaDevAttrMultiProcessorCount)),
+                             read(cudaDevAttrClusterLaunch) != 0,
+                             read(cudaDevAttrCooperativeLaunch) != 0,
+                             read(cudaDevAttrComputeCapabilityMajor) >= 9};
+  });
 }
 }  // namespace
 
 std::size_t shared_memory_per_block_optin() {
-  return device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  return properties().smem_per_block_optin;
 }
 
 std::size_t shared_memory_per_multiprocessor() {
-  return device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+  return properties().smem_per_multiprocessor;
 }
 
 bool launches_clusters() {
-  return device_attribute(cudaDevAttrClusterLaunch) != 0;
+  return properties().clusters;
 }
 
 bool launches_cooperative() {
-  return device_attribute(cudaDevAttrCooperativeLaunch) != 0;
+  return properties().cooperative;
 }
 
 std::size_t one_block_per_multiprocessor_smem() {
@@ -137,15 +148,15 @@ std::size_t one_block_per_multiprocessor_smem() {
 }
 
 std::size_t l2_cache_bytes() {
-  return device_attribute(cudaDevAttrL2CacheSize);
+  return properties().l2_bytes;
 }
 
 unsigned multiprocessor_count() {
-  return unsigned(device_attribute(cudaDevAttrMultiProcessorCount));
+  return properties().multiprocessors;
 }
 
 bool chains_launches() {
-  return device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+  return properties().chains;
 }
 
 }  // namespace host
