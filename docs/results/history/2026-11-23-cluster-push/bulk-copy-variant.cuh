@@ -17,9 +17,9 @@
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cuda_runtime.h>
 #include <cuda/ptx>
 #include <cuda/std/bit>
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -136,8 +136,8 @@ __device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned t, 
   __syncthreads();
   if (tile.thread < blocks) {  // part `to` of the staged tile goes to block `to`
     const unsigned to = tile.thread;
-    copy_bulk(cluster_address(box + T::padded(rank << part), to),
-              staging + T::padded(to << part), Shape::part_bytes, cluster_address(arrived, to));
+    copy_bulk(cluster_address(box + T::padded(rank << part), to), staging + T::padded(to << part),
+              Shape::part_bytes, cluster_address(arrived, to));
   }
   while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster,
                                               arrived, (t >> 1) & 1u)) {
@@ -152,8 +152,7 @@ __device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned t, 
 //! stage block_log2. A loop: each iteration's code is compiled once (a lone block an SM runs
 //! every instruction once, so unrolled code waits on instruction fetch).
 template <class Shape, class Tile, class Less>
-__device__ void cluster_stages(Tile& tile, const mailboxes<Shape>& mail, unsigned rank,
-                               Less less) {
+__device__ void cluster_stages(Tile& tile, const mailboxes<Shape>& mail, unsigned rank, Less less) {
   using W = typename Tile::W;
   using lay = layout;
   constexpr unsigned B = Shape::block_log2, C = Shape::cluster_log2;
@@ -172,7 +171,7 @@ __device__ void cluster_stages(Tile& tile, const mailboxes<Shape>& mail, unsigne
     transpose<Shape, lay::registers_low>(tile, mail, t, rank);
     // The stage's steps on the block bits: transposed bits s - 1 - C down to B - C.
     tile.template steps_from_register_bit<lay::registers_high, int(B - C - high)>(s - 1 - C - high,
-                                                                                 less);
+                                                                                  less);
     transpose<Shape, lay::registers_high>(tile, mail, t + 1, rank);
     tile.template steps_from_high<int(B) - 1>(less);
   }

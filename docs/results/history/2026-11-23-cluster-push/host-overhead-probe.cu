@@ -5,35 +5,55 @@
 #include <cstdio>
 #include <random>
 #include <vector>
-#include "bitonic/bitonic.hpp"
 #include "api/options.hpp"
+#include "bitonic/bitonic.hpp"
 #include "host/device.hpp"
 #include "plan/plan.hpp"
 
 __global__ void empty_kernel() {}
-__global__ void spin(long long cycles) { long long t = clock64(); while (clock64() - t < cycles) {} }
+__global__ void spin(long long cycles) {
+  long long t = clock64();
+  while (clock64() - t < cycles) {
+  }
+}
 
-static double med(std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
+static double med(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 using clk = std::chrono::steady_clock;
-static double us(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
+static double us(clk::time_point a, clk::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
 
 int main() {
   const std::size_t n = 1 << 16;
   std::vector<int> h(n);
   std::mt19937 gen(1);
-  for (auto& x : h) x = int(gen());
+  for (auto& x : h)
+    x = int(gen());
   int *d, *work;
-  cudaMalloc(&d, n * 4); cudaMalloc(&work, n * 4);
+  cudaMalloc(&d, n * 4);
+  cudaMalloc(&work, n * 4);
   cudaMemcpy(d, h.data(), n * 4, cudaMemcpyHostToDevice);
-  cudaStream_t s; cudaStreamCreate(&s);
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  bitonic::options opt; opt.stream = s;
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  bitonic::options opt;
+  opt.stream = s;
   auto ev = [&](auto f) {
     std::vector<double> v;
     for (int r = 0; r < 41; ++r) {
       cudaMemcpyAsync(work, d, n * 4, cudaMemcpyDeviceToDevice, s);
-      cudaEventRecord(a, s); f(); cudaEventRecord(b, s); cudaEventSynchronize(b);
-      float ms; cudaEventElapsedTime(&ms, a, b); if (r) v.push_back(ms * 1000);
+      cudaEventRecord(a, s);
+      f();
+      cudaEventRecord(b, s);
+      cudaEventSynchronize(b);
+      float ms;
+      cudaEventElapsedTime(&ms, a, b);
+      if (r) v.push_back(ms * 1000);
     }
     return med(v);
   };
@@ -42,22 +62,38 @@ int main() {
     for (int r = 0; r < 41; ++r) {
       cudaMemcpyAsync(work, d, n * 4, cudaMemcpyDeviceToDevice, s);
       spin<<<1, 1, 0, s>>>(200000);
-      auto t0 = clk::now(); f(); auto t1 = clk::now();
-      cudaStreamSynchronize(s); if (r) v.push_back(us(t0, t1));
+      auto t0 = clk::now();
+      f();
+      auto t1 = clk::now();
+      cudaStreamSynchronize(s);
+      if (r) v.push_back(us(t0, t1));
     }
     return med(v);
   };
   bitonic::sort(work, n, opt);
   cudaDeviceSynchronize();
   std::printf("event us: empty kernel %.2f, sort 2^16 %.2f, two empty kernels %.2f\n",
-              ev([&] { empty_kernel<<<1, 32, 0, s>>>(); }), ev([&] { bitonic::sort(work, n, opt); }),
-              ev([&] { empty_kernel<<<1, 32, 0, s>>>(); empty_kernel<<<1, 32, 0, s>>>(); }));
-  std::printf("host us: sort %.2f, empty launch %.2f, require_device_range %.2f, device_shape %.2f, make_plan %.2f, pointer attrs %.2f\n",
-              host([&] { bitonic::sort(work, n, opt); }), host([&] { empty_kernel<<<1, 32, 0, s>>>(); }),
-              host([&] { bitonic::host::require_device_range(work, n, 4, 4, "x"); }),
-              host([&] { (void)bitonic::api::current_device_shape(4); }),
-              host([&] { auto dv = bitonic::api::current_device_shape(4); (void)bitonic::plan::make_plan(bitonic::algorithm::optimized, n, 4, dv, bitonic::plan::scratch_use::allowed); }),
-              host([&] { cudaPointerAttributes at{}; cudaPointerGetAttributes(&at, work); }));
-  std::vector<int> out(n); cudaMemcpy(out.data(), work, n * 4, cudaMemcpyDeviceToHost);
-  std::sort(h.begin(), h.end()); std::printf("check %s\n", out == h ? "ok" : "WRONG");
+              ev([&] { empty_kernel<<<1, 32, 0, s>>>(); }),
+              ev([&] { bitonic::sort(work, n, opt); }), ev([&] {
+                empty_kernel<<<1, 32, 0, s>>>();
+                empty_kernel<<<1, 32, 0, s>>>();
+              }));
+  std::printf(
+      "host us: sort %.2f, empty launch %.2f, require_device_range %.2f, device_shape %.2f, "
+      "make_plan %.2f, pointer attrs %.2f\n",
+      host([&] { bitonic::sort(work, n, opt); }), host([&] { empty_kernel<<<1, 32, 0, s>>>(); }),
+      host([&] { bitonic::host::require_device_range(work, n, 4, 4, "x"); }),
+      host([&] { (void)bitonic::api::current_device_shape(4); }), host([&] {
+        auto dv = bitonic::api::current_device_shape(4);
+        (void)bitonic::plan::make_plan(bitonic::algorithm::optimized, n, 4, dv,
+                                       bitonic::plan::scratch_use::allowed);
+      }),
+      host([&] {
+        cudaPointerAttributes at{};
+        cudaPointerGetAttributes(&at, work);
+      }));
+  std::vector<int> out(n);
+  cudaMemcpy(out.data(), work, n * 4, cudaMemcpyDeviceToHost);
+  std::sort(h.begin(), h.end());
+  std::printf("check %s\n", out == h ? "ok" : "WRONG");
 }
