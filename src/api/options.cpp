@@ -99,8 +99,9 @@ plan::device_shape read_device_shape(std::size_t key_bytes) {
 plan::device_shape current_device_shape(std::size_t key_bytes) {
   // Read once per device for both key sizes: the sort asks on every call.
   static host::per_device<std::array<plan::device_shape, 2>> known;
-  return known.get([] { return std::array{read_device_shape(4), read_device_shape(8)}; })
-      [key_bytes == 4 ? 0 : 1];
+  return known.get([] {
+    return std::array{read_device_shape(4), read_device_shape(8)};
+  })[key_bytes == 4 ? 0 : 1];
 }
 
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes) {
