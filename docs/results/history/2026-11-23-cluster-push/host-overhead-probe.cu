@@ -11,6 +11,22 @@
 #include "plan/plan.hpp"
 
 __global__ void empty_kernel() {}
+__global__ void __cluster_dims__(16, 1, 1) empty_cluster_static() {}
+__global__ void empty_cluster_dynamic() {}
+static void launch_ex(cudaStream_t s, bool pdl) {
+  cudaLaunchAttribute at[2]{};
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim = {16, 1, 1};
+  at[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[1].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t c{};
+  c.gridDim = dim3(16);
+  c.blockDim = dim3(128);
+  c.stream = s;
+  c.attrs = at;
+  c.numAttrs = pdl ? 2 : 1;
+  cudaLaunchKernelEx(&c, empty_cluster_dynamic);
+}
 __global__ void spin(long long cycles) {
   long long t = clock64();
   while (clock64() - t < cycles) {
@@ -92,6 +108,15 @@ int main() {
         cudaPointerAttributes at{};
         cudaPointerGetAttributes(&at, work);
       }));
+  cudaFuncSetAttribute(empty_cluster_dynamic, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaFuncSetAttribute(empty_cluster_static, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  std::printf(
+      "clusters event us: static <<<>>> %.2f, Ex cluster %.2f, Ex cluster+pdl %.2f; host us: %.2f, "
+      "%.2f, %.2f (%s)\n",
+      ev([&] { empty_cluster_static<<<16, 128, 0, s>>>(); }), ev([&] { launch_ex(s, false); }),
+      ev([&] { launch_ex(s, true); }), host([&] { empty_cluster_static<<<16, 128, 0, s>>>(); }),
+      host([&] { launch_ex(s, false); }), host([&] { launch_ex(s, true); }),
+      cudaGetErrorString(cudaGetLastError()));
   std::vector<int> out(n);
   cudaMemcpy(out.data(), work, n * 4, cudaMemcpyDeviceToHost);
   std::sort(h.begin(), h.end());
