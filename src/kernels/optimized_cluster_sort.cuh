@@ -198,9 +198,8 @@ __device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned t, 
 }
 
 //! Stages past the block (block_log2 + 1 .. Shape::stages), starting in the low layout coded for
-//! stage block_log2. A loop, each iteration's code compiled once: a lone block an SM runs its
-//! code once, so every instruction of unrolled code is a fetch (the first, fully unrolled
-//! version's warps waited on instruction fetch in 24 % of ncu's samples).
+//! stage block_log2. Unrolled (each stage's steps and codes folded at compile time): as a loop
+//! over the stages, 2^16 int32 keys took ~2 us longer (H100, PERFORMANCE.md log 33).
 template <class Shape, class Tile, class Less>
 __device__ void cluster_stages(Tile& tile, const mailboxes<Shape>& mail, unsigned rank, Less less) {
   using W = typename Tile::W;
@@ -211,7 +210,7 @@ __device__ void cluster_stages(Tile& tile, const mailboxes<Shape>& mail, unsigne
   const auto code = [&](unsigned s) {
     return s < Shape::stages && ((rank >> (s - B)) & 1u) ? W(~W(0)) : W(0);
   };
-#pragma unroll 1
+#pragma unroll
   for (unsigned s = B + 1; s <= Shape::stages; ++s) {
     const W recode = code(s - 1) ^ code(s);
 #pragma unroll
