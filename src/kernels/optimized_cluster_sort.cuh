@@ -10,7 +10,7 @@
 // each block stores every other block's part straight into that block's mailbox (st.async,
 // 16-byte or 8-byte stores of consecutive words) and waits on its own mailbox's mbarrier, which
 // counts the bytes. The first version pulled after a cluster barrier, whose release at cluster
-// scope compiles to a GPU-wide fence (MEMBAR.ALL.GPU): 2^16 int32 took 28.5 us against 23 now
+// scope compiles to a GPU-wide fence (MEMBAR.ALL.GPU): 2^16 int32 took 28.5 us against ~22 now
 // (H100, one launch timed with events, PERFORMANCE.md log 33). The network is the classic form,
 // as in the first pass (optimized_sort_tile.cuh): a stage's direction is a code XORed into the
 // words, which for stages above 12 is a bit of the block's rank, so one XOR per key and stage.
@@ -77,27 +77,21 @@ __device__ __forceinline__ std::uint32_t cluster_address(const void* local, unsi
   return remote;
 }
 
-//! Stores N consecutive words (1, 2 or 4; `to` aligned to them) at `to`, a shared::cluster
-//! address, and counts their bytes on the mbarrier at `arrived` in the same block (st.async): the
+//! Stores N consecutive words (2 or 4; `to` aligned to them) at `to`, a shared::cluster address,
+//! and counts their bytes on the mbarrier at `arrived` in the same block (st.async): the
 //! receiver sees them once that barrier's phase completes.
 template <unsigned N, class W>
 __device__ __forceinline__ void store_async(std::uint32_t to, const W* words,
                                             std::uint32_t arrived) {
-  static_assert(sizeof(W) == 4, "words of four bytes");
+  static_assert(sizeof(W) == 4 && (N == 2 || N == 4), "2 or 4 words of four bytes");
   const auto u = [&](unsigned i) { return cuda::std::bit_cast<std::uint32_t>(words[i]); };
-  if constexpr (N == 1) {
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
-                 :
-                 : "r"(to), "r"(u(0)), "r"(arrived)
-                 : "memory");
-  } else if constexpr (N == 2) {
+  if constexpr (N == 2) {
     asm volatile(
         "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
         :
         : "r"(to), "r"(u(0)), "r"(u(1)), "r"(arrived)
         : "memory");
   } else {
-    static_assert(N == 4, "st.async stores 1, 2 or 4 words");
     asm volatile(
         "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, "
         "[%5];"
@@ -107,12 +101,11 @@ __device__ __forceinline__ void store_async(std::uint32_t to, const W* words,
   }
 }
 
-//! Loads N consecutive words (1, 2 or 4; `from` aligned to them) of this block's shared memory.
+//! Loads N consecutive words (2 or 4; `from` aligned to them) of this block's shared memory.
 template <unsigned N, class W>
 __device__ __forceinline__ void load_words(const W* from, W* words) {
-  static_assert(sizeof(W) == 4 && (N == 1 || N == 2 || N == 4), "1, 2 or 4 words of four bytes");
-  using vector =
-      std::conditional_t<N == 1, std::uint32_t, std::conditional_t<N == 2, uint2, uint4>>;
+  static_assert(sizeof(W) == 4 && (N == 2 || N == 4), "2 or 4 words of four bytes");
+  using vector = std::conditional_t<N == 2, uint2, uint4>;
   const vector v = *reinterpret_cast<const vector*>(from);
   const auto* u = reinterpret_cast<const std::uint32_t*>(&v);
 #pragma unroll
@@ -150,6 +143,7 @@ __device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned t, 
   // block, which receives them as consecutive words: vectors of up to four.
   constexpr unsigned group_log2 = part - high, group = 1u << group_log2;
   constexpr unsigned vector = group < 4 ? group : 4;
+  static_assert(group >= 2, "clusters of up to 16 blocks: two registers or more to each");
   W* const box = mail.box(t);
   std::uint64_t* const arrived = mail.barrier(t);
   if (tile.thread == 0) {
