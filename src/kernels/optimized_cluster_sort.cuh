@@ -68,7 +68,9 @@ struct shape {
       2 * sizeof(std::uint64_t) + (tile_words + 2 * mailbox_words) * sizeof(W);
 };
 
-//! The shared::cluster address of `local` (this block's shared memory) in block `rank`.
+//! The shared::cluster address of `local` (this block's shared memory) in block `rank`. (Not
+//! CCCL's cuda::ptx::st_async on map_shared_rank's generic pointers: it converts them with
+//! cvta.to.shared, and the first version of these transposes built on it hung.)
 __device__ __forceinline__ std::uint32_t cluster_address(const void* local, unsigned rank) {
   std::uint32_t remote;
   asm("mapa.shared::cluster.u32 %0, %1, %2;"
