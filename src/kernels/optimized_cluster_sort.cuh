@@ -193,33 +193,29 @@ __device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned t, 
   }
 }
 
-//! Stages past the block (block_log2 + 1 .. Shape::stages), starting in the low layout coded for
-//! stage block_log2. Unrolled (each stage's steps and codes folded at compile time): as a loop
-//! over the stages, 2^16 int32 keys took ~2 us longer (H100, PERFORMANCE.md log 33).
-template <class Shape, class Tile, class Less>
+//! Stage S past the block (block_log2 < S <= Shape::stages) and the ones after it, starting in
+//! the low layout coded for stage S - 1. Unrolled (each stage its own code): as a loop over the
+//! stages, 2^16 int32 keys took ~2 us longer (H100, PERFORMANCE.md log 33).
+template <class Shape, unsigned S, class Tile, class Less>
 __device__ void cluster_stages(Tile& tile, const mailboxes<Shape>& mail, unsigned rank, Less less) {
   using W = typename Tile::W;
   using lay = layout;
   constexpr unsigned B = Shape::block_log2, C = Shape::cluster_log2;
-  constexpr unsigned high = Tile::template base<lay::registers_high>;
   // The code of stage s >= B: bit s of the index, a bit of the rank; none in the last stage.
   const auto code = [&](unsigned s) {
     return s < Shape::stages && ((rank >> (s - B)) & 1u) ? W(~W(0)) : W(0);
   };
+  const W recode = code(S - 1) ^ code(S);
 #pragma unroll
-  for (unsigned s = B + 1; s <= Shape::stages; ++s) {
-    const W recode = code(s - 1) ^ code(s);
-#pragma unroll
-    for (unsigned m = 0; m < Tile::K; ++m)
-      tile.r[m] ^= recode;
-    const unsigned t = 2 * (s - B - 1);
-    transpose<Shape, lay::registers_low>(tile, mail, t, rank);
-    // The stage's steps on the block bits: transposed bits s - 1 - C down to B - C.
-    tile.template steps_from_register_bit<lay::registers_high, int(B - C - high)>(s - 1 - C - high,
-                                                                                  less);
-    transpose<Shape, lay::registers_high>(tile, mail, t + 1, rank);
-    tile.template steps_from_high<int(B) - 1>(less);
-  }
+  for (unsigned m = 0; m < Tile::K; ++m)
+    tile.r[m] ^= recode;
+  constexpr unsigned t = 2 * (S - B - 1);
+  transpose<Shape, lay::registers_low>(tile, mail, t, rank);
+  // The stage's steps on the block bits: transposed bits S - 1 - C down to B - C.
+  tile.template steps<lay::registers_high, int(S) - 1 - int(C), int(B) - int(C)>(less);
+  transpose<Shape, lay::registers_high>(tile, mail, t + 1, rank);
+  tile.template steps_from_high<int(B) - 1>(less);
+  if constexpr (S < Shape::stages) cluster_stages<Shape, S + 1>(tile, mail, rank, less);
 }
 
 template <class Key, class Shape, class Less>
@@ -256,7 +252,7 @@ __global__ void __launch_bounds__(Shape::tile_type::threads, 1)
   tile.template exchange<lay::registers_mid, lay::registers_low>();
   optimized_sort_tile::stages<1, B>(tile, less);  // unrolled: as a loop 1.5 us slower
   __cluster_barrier_wait();                       // every block's mailboxes are set up
-  cluster_stages<Shape>(tile, mail, rank, less);
+  cluster_stages<Shape, B + 1>(tile, mail, rank, less);
   // Every block has received all its keys (and so every store into this block's mailboxes has
   // landed) once all have arrived here: none leaves while a store may still be in flight.
   __cluster_barrier_arrive_relaxed();

@@ -152,27 +152,27 @@ struct register_tile {
     }
   }
 
-  //! Ascending steps on register bits top, top - 1, ..., Lowest of layout L (tile-index bits
-  //! base<L> + top down to base<L> + Lowest) for a top known only at run time: one copy of each
-  //! step's code, entered at `top`, so that a loop over stages shares it (top >= 5 counts as 4).
-  template <layout L, int Lowest = 0, class Less>
+  //! Ascending steps on register bits top, top - 1, ..., 0 of layout L (tile-index bits
+  //! base<L> + top down to base<L>) for a top known only at run time: one copy of each step's
+  //! code, entered at `top`, so that a loop over stages shares it (top >= 5 counts as 4).
+  template <layout L, class Less>
   __device__ void steps_from_register_bit(unsigned top, Less less) {
-    constexpr int b = int(base<L>), lo = b + Lowest;  // steps<L, Hi, Lo> with Hi < Lo: none
+    constexpr int b = int(base<L>);
     switch (top) {
       default:
-        steps<L, b + 4, (b + 4 > lo ? b + 4 : lo)>(less);
+        steps<L, b + 4, b + 4>(less);
         [[fallthrough]];
       case 3:
-        steps<L, b + 3, (b + 3 > lo ? b + 3 : lo)>(less);
+        steps<L, b + 3, b + 3>(less);
         [[fallthrough]];
       case 2:
-        steps<L, b + 2, (b + 2 > lo ? b + 2 : lo)>(less);
+        steps<L, b + 2, b + 2>(less);
         [[fallthrough]];
       case 1:
-        steps<L, b + 1, (b + 1 > lo ? b + 1 : lo)>(less);
+        steps<L, b + 1, b + 1>(less);
         [[fallthrough]];
       case 0:
-        steps<L, b, (b > lo ? b : lo)>(less);
+        steps<L, b, b>(less);
     }
   }
 
