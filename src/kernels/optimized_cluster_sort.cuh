@@ -3,18 +3,20 @@
 // keys in registers (register_tile.cuh), one block an SM. Why: below a few tiles a sort's time
 // is a lone tile's 105 steps on one SM plus a launch per later stage (H100: 2^16 int32 keys took
 // 31 us of GPU time in six launches); here every SM of the cluster runs a part of the keys and
-// the stages between blocks need no launch. A step between blocks (distance 2^12 and up) runs
-// after an all-to-all transpose through distributed shared memory that swaps the block bits of
-// the index with the block's top bits, so that they become register bits of the high layout; a
-// second transpose swaps them back for the stage's steps inside the block. A transpose pushes:
-// each block stores every other block's part straight into that block's mailbox (st.async,
-// 16-byte or 8-byte stores of consecutive words) and waits on its own mailbox's mbarrier, which
-// counts the bytes. The first version pulled after a cluster barrier, whose release at cluster
-// scope compiles to a GPU-wide fence (MEMBAR.ALL.GPU): 2^16 int32 took 28.5 us against ~22 now
-// (H100, one launch timed with events, PERFORMANCE.md log 33). The network is the classic form,
-// as in the first pass (optimized_sort_tile.cuh): a stage's direction is a code XORed into the
-// words, which for stages above 12 is a bit of the block's rank, so one XOR per key and stage.
-// Blocks past n hold only pads (the greatest word).
+// the stages between blocks need no launch. The blocks sort their own keys (stages 1..12), then
+// the stages past the block run in segments (cluster_schedule.hpp): runs of steps on at most 12
+// distinct index bits, which a transpose through distributed shared memory makes the blocks'
+// tile bits. 2^16 keys take 5 transposes; swapping the block bits in and out for every stage
+// took 8 (2^16 int32: 18.8 -> 15.9 us of GPU time, H100, PERFORMANCE.md log 34). A transpose
+// pushes: each block stores every key it sends straight into the receiver's mailbox for that
+// transpose (st.async, vectors of the receiver's consecutive words) and waits on its own
+// mailbox's mbarrier, which counts the bytes; keys that stay in the block are stored plainly.
+// The first version pulled after a cluster barrier, whose release at cluster scope compiles to
+// a GPU-wide fence (MEMBAR.ALL.GPU): 2^16 int32 took 28.5 us against ~22 with the pushes (one
+// launch timed with events, log 33). The network is the classic form, as in the first pass
+// (optimized_sort_tile.cuh): a stage's direction is a code XORed into the words (bit s of the
+// key's index for stage s), recoded where a segment crosses from one stage to the next. Blocks
+// past n hold only pads (the greatest word).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -25,12 +27,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "bitonic/bitonic.hpp"
 #include "bitonic/key_order.hpp"
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
 #include "host/device.hpp"
+#include "kernels/cluster_schedule.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/register_tile.cuh"
@@ -53,20 +57,34 @@ struct shape {
   static_assert(tile_type::threads == C::block_threads, "the tuning's block of threads");
   static_assert(ClusterLog2 >= C::cluster_log2_min && ClusterLog2 <= C::cluster_log2_max,
                 "a cluster of the tuning's sizes");
-  static_assert(ClusterLog2 <= 5, "the block bits must become register bits of the high layout");
-  static_assert(sizeof(W) == 4, "a thread sends its 32 consecutive keys as 16-byte stores");
-  //! Keys of the tile that go to one block in a transpose: those with the same top C bits.
-  static constexpr unsigned part_log2 = block_log2 - ClusterLog2;
+  static_assert(sizeof(W) == 4, "st.async stores of one, two or four 4-byte words");
+  static constexpr cluster_schedule::plan schedule =
+      cluster_schedule::make(block_log2, ClusterLog2);
+  static constexpr unsigned transposes = schedule.count - 1;
+  static_assert(stages <= cluster_schedule::max_bits &&
+                    schedule.count <= cluster_schedule::max_segments,
+                "the schedule's tables hold the index bits and segments");
   //! A mailbox row of 32 words is padded to 36, so that a warp's 16-byte stores of 32
   //! consecutive words each (one a lane) spread over all banks, and rows stay 16-byte aligned.
   __host__ __device__ static constexpr unsigned mail_padded(unsigned i) { return i + (i >> 5) * 4; }
   static constexpr std::size_t tile_words = T::padded(tile_type::keys);  // the tile's exchanges
   static constexpr std::size_t mailbox_words = mail_padded(tile_type::keys);
   static_assert(tile_words % 4 == 0 && mailbox_words % 4 == 0, "16-byte aligned mailboxes");
-  //! Two mailbox barriers, the tile's exchange buffer, two mailboxes.
+  //! One mbarrier a transpose (16-byte aligned after them), the tile's exchange buffer, one
+  //! mailbox a transpose.
+  static constexpr std::size_t barrier_bytes = (transposes * sizeof(std::uint64_t) + 15) / 16 * 16;
   static constexpr std::size_t smem_bytes =
-      2 * sizeof(std::uint64_t) + (tile_words + 2 * mailbox_words) * sizeof(W);
+      barrier_bytes + (tile_words + transposes * mailbox_words) * sizeof(W);
 };
+
+//! Calls f(std::integral_constant<unsigned, i>) for i = 0..N-1: each i a compile-time constant.
+template <unsigned N, class F>
+__device__ __forceinline__ void for_constants(F f) {
+  [&]<unsigned... I>(std::integer_sequence<unsigned, I...>) {
+    (f(std::integral_constant<unsigned, I>{}), ...);
+  }
+  (std::make_integer_sequence<unsigned, N>{});
+}
 
 //! The shared::cluster address of `local` (this block's shared memory) in block `rank`. (Not
 //! CCCL's cuda::ptx::st_async on map_shared_rank's generic pointers: it converts them with
@@ -79,15 +97,20 @@ __device__ __forceinline__ std::uint32_t cluster_address(const void* local, unsi
   return remote;
 }
 
-//! Stores N consecutive words (2 or 4; `to` aligned to them) at `to`, a shared::cluster address,
-//! and counts their bytes on the mbarrier at `arrived` in the same block (st.async): the
-//! receiver sees them once that barrier's phase completes.
+//! Stores N consecutive words (1, 2 or 4; `to` aligned to them) at `to`, a shared::cluster
+//! address, and counts their bytes on the mbarrier at `arrived` in the same block (st.async):
+//! the receiver sees them once that barrier's phase completes.
 template <unsigned N, class W>
 __device__ __forceinline__ void store_async(std::uint32_t to, const W* words,
                                             std::uint32_t arrived) {
-  static_assert(sizeof(W) == 4 && (N == 2 || N == 4), "2 or 4 words of four bytes");
+  static_assert(sizeof(W) == 4 && (N == 1 || N == 2 || N == 4), "1, 2 or 4 words of four bytes");
   const auto u = [&](unsigned i) { return cuda::std::bit_cast<std::uint32_t>(words[i]); };
-  if constexpr (N == 2) {
+  if constexpr (N == 1) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+                 :
+                 : "r"(to), "r"(u(0)), "r"(arrived)
+                 : "memory");
+  } else if constexpr (N == 2) {
     asm volatile(
         "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
         :
@@ -103,119 +126,255 @@ __device__ __forceinline__ void store_async(std::uint32_t to, const W* words,
   }
 }
 
-//! Loads N consecutive words (2 or 4; `from` aligned to them) of this block's shared memory.
+//! Stores N consecutive words (1, 2 or 4; `to` aligned to them) of this block's shared memory.
 template <unsigned N, class W>
-__device__ __forceinline__ void load_words(const W* from, W* words) {
-  static_assert(sizeof(W) == 4 && (N == 2 || N == 4), "2 or 4 words of four bytes");
-  using vector = std::conditional_t<N == 2, uint2, uint4>;
-  const vector v = *reinterpret_cast<const vector*>(from);
-  const auto* u = reinterpret_cast<const std::uint32_t*>(&v);
-#pragma unroll
-  for (unsigned i = 0; i < N; ++i)
-    words[i] = cuda::std::bit_cast<W>(u[i]);
+__device__ __forceinline__ void store_words(W* to, const W* words) {
+  static_assert(sizeof(W) == 4 && (N == 1 || N == 2 || N == 4), "1, 2 or 4 words of four bytes");
+  const auto u = [&](unsigned i) { return cuda::std::bit_cast<std::uint32_t>(words[i]); };
+  if constexpr (N == 1) {
+    *to = words[0];
+  } else if constexpr (N == 2) {
+    *reinterpret_cast<uint2*>(to) = make_uint2(u(0), u(1));
+  } else {
+    *reinterpret_cast<uint4*>(to) = make_uint4(u(0), u(1), u(2), u(3));
+  }
 }
 
-//! A block's two mailboxes in its shared memory: other blocks store their keys for transpose t
-//! into mailbox t % 2 (st.async), whose mbarrier counts the bytes; its phase t / 2 completes
-//! when all of them have landed. No cluster barrier (and no GPU-wide fence, which a release at
-//! cluster scope compiles to) per transpose: a block stores into mailbox t % 2 only after it
-//! has received transpose t - 1 from every block, so after each of them has read its mailbox
-//! t % 2 of transpose t - 2 (those keys flowed into what it sent for t - 1).
+//! A block's mailboxes in its shared memory: in transpose i every block stores the keys it
+//! sends this block into mailbox i (st.async), whose mbarrier counts the bytes; its one phase
+//! completes when all of them have landed. Each mailbox and barrier serves one transpose, so
+//! no block waits for another to have read its mailbox before storing into it, and no cluster
+//! barrier (whose release at cluster scope compiles to a GPU-wide fence) runs between them.
 template <class Shape>
 struct mailboxes {
   using W = typename Shape::W;
-  std::uint64_t* arrived;  // [2]
-  W* boxes;                // [2][mailbox_words]
+  std::uint64_t* arrived;  // [transposes]
+  W* boxes;                // [transposes][mailbox_words]
 
-  __device__ W* box(unsigned t) const { return boxes + (t & 1u) * Shape::mailbox_words; }
-  __device__ std::uint64_t* barrier(unsigned t) const { return arrived + (t & 1u); }
+  __device__ W* box(unsigned i) const { return boxes + i * Shape::mailbox_words; }
+  __device__ std::uint64_t* barrier(unsigned i) const { return arrived + i; }
 };
 
-//! Moves the keys from layout From (registers_low: the block's own index; registers_high: the
-//! transposed index) into the high layout of the other index: block q's transposed index holds
-//! the block bits of the original in its top C bits, and the original top C bits are q. Both
-//! directions are the same swap of bits: key p of a block's From index goes to block
-//! p >> part_log2, at its index (rank << part_log2) | (p & part mask). Transpose t of the kernel.
-template <class Shape, layout From, class Tile>
-__device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned t, unsigned rank) {
+//! Segment I of the schedule (cluster_schedule.hpp) and the one before it, as constants.
+template <class Shape, unsigned I>
+struct segment_bits {
+  using tile_type = typename Shape::tile_type;
+  static constexpr cluster_schedule::segment before = Shape::schedule.segments[I - 1];
+  static constexpr cluster_schedule::segment now = Shape::schedule.segments[I];
+  static constexpr unsigned B = Shape::block_log2, bits = Shape::stages;
+  template <layout L>
+  static constexpr unsigned base = tile_type::template base<L>;
+  //! Where transpose I takes the key at position p of segment I - 1 (tile bit p < B or rank
+  //! bit p - B): tile bit or B + rank bit of segment I.
+  __host__ __device__ static constexpr unsigned to(unsigned p) {
+    return now.location[before.bit_at(p, bits)];
+  }
+  //! Whether position p is one of the register bits of layout L.
+  template <layout L>
+  __host__ __device__ static constexpr bool is_register(unsigned p) {
+    return p - base<L> < 5u;  // wraps around below base<L>
+  }
+  //! Where the register bits of register m of layout L go.
+  template <layout L>
+  __host__ __device__ static constexpr unsigned register_destination(unsigned m) {
+    unsigned d = 0;
+    for (unsigned k = 0; k < 5; ++k)
+      d |= ((m >> k) & 1u) << to(base<L> + k);
+    return d;
+  }
+  //! The register bit of layout L that goes to tile bit t of the receiver, or 5 if none does.
+  template <layout L>
+  __host__ __device__ static constexpr unsigned register_bit_to(unsigned t) {
+    for (unsigned k = 0; k < 5; ++k)
+      if (to(base<L> + k) == t) return k;
+    return 5;
+  }
+  //! The receiver's consecutive words a thread stores at once from layout L: registers that go
+  //! to tile bits 0 (and 1) of the receiver make 2 (4) consecutive words.
+  template <layout L>
+  static constexpr unsigned vector = register_bit_to<L>(0) == 5   ? 1
+                                     : register_bit_to<L>(1) == 5 ? 2
+                                                                  : 4;
+  //! Segment I - 1 ends in the low layout; the mid one costs an exchange inside the warp first,
+  //! the high one an exchange across the block: taken when they let a thread store wider vectors.
+  __host__ __device__ static constexpr layout widest_sender() {
+    constexpr unsigned low = vector<layout::registers_low>, mid = vector<layout::registers_mid>,
+                       high = vector<layout::registers_high>;
+    if (high > mid && high > low) return layout::registers_high;
+    return mid > low ? layout::registers_mid : layout::registers_low;
+  }
+  static constexpr layout sender = widest_sender();
+  //! Whether the receiving block of a register is the same for every thread of a block: no
+  //! thread bit of the sender goes to a rank bit.
+  template <layout L>
+  __host__ __device__ static constexpr bool same_receiver_per_block() {
+    for (unsigned p = 0; p < B; ++p)
+      if (!is_register<L>(p) && to(p) >= B) return false;
+    return true;
+  }
+  //! Keys of a block that stay in it: those whose bits that become rank bits match its rank.
+  __host__ __device__ static constexpr unsigned staying_keys() {
+    unsigned from_tile = 0;
+    for (unsigned p = 0; p < B; ++p)
+      from_tile += to(p) >= B ? 1 : 0;
+    return (1u << B) >> from_tile;
+  }
+  //! The segment's steps start on tile bit now.top: in the high layout from its lowest bit up.
+  static constexpr layout receiver =
+      now.top >= base<layout::registers_high> ? layout::registers_high : layout::registers_mid;
+};
+
+//! Where the bits of position src (tile index | rank << B) that are not register bits of
+//! layout L go in segment I: positions P... of segment I - 1, one term each.
+template <class Bits, layout L, unsigned... P>
+__device__ __forceinline__ unsigned thread_destination(unsigned src,
+                                                       std::integer_sequence<unsigned, P...>) {
+  const auto term = [&](auto p) -> unsigned {
+    constexpr unsigned from = decltype(p)::value;
+    if constexpr (Bits::template is_register<L>(from)) {
+      return 0;
+    } else {
+      constexpr unsigned to = Bits::to(from);
+      return ((src >> from) & 1u) << to;
+    }
+  };
+  return (0u | ... | term(std::integral_constant<unsigned, P>{}));
+}
+
+//! Transpose I: moves every key from its place in segment I - 1 (registers in the low layout,
+//! sent from Bits::sender) to its place in segment I (registers in Bits::receiver), through the
+//! receivers' mailbox I - 1.
+template <class Shape, unsigned I, class Tile>
+__device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned rank) {
   using W = typename Tile::W;
-  constexpr unsigned part = Shape::part_log2, high = Tile::template base<layout::registers_high>;
-  constexpr unsigned part_mask = (1u << part) - 1;
-  // From the high layout, registers m and up to m + group - 1 (m a multiple of group) go to one
-  // block, which receives them as consecutive words: vectors of up to four.
-  constexpr unsigned group_log2 = part - high, group = 1u << group_log2;
-  constexpr unsigned vector = group < 4 ? group : 4;
-  static_assert(group >= 2, "clusters of up to 16 blocks: two registers or more to each");
-  W* const box = mail.box(t);
-  std::uint64_t* const arrived = mail.barrier(t);
+  using Bits = segment_bits<Shape, I>;
+  constexpr layout From = Bits::sender, To = Bits::receiver;
+  constexpr unsigned B = Shape::block_log2, tile_mask = (1u << B) - 1,
+                     vector = Bits::template vector<From>;
+  if constexpr (From != layout::registers_low) {
+    tile.template exchange<layout::registers_low, From>();
+  }
+  W* const box = mail.box(I - 1);
+  std::uint64_t* const arrived = mail.barrier(I - 1);
+  // Where every thread sends a register to the same block, the keys that stay in this block
+  // are stored plainly (st.async costs as much to the own block as to another: log 33) and only
+  // the others counted on the mbarrier.
+  constexpr bool plain_local = Bits::template same_receiver_per_block<From>();
+  constexpr unsigned counted = plain_local ? Tile::keys - Bits::staying_keys() : Tile::keys;
   if (tile.thread == 0) {
     (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                                cuda::ptx::space_shared, arrived,
-                                               std::uint32_t(Tile::keys * sizeof(W)));
+                                               std::uint32_t(counted * sizeof(W)));
   }
-  const unsigned from_me = rank << part;
-  if constexpr (From == layout::registers_low) {  // a thread's 32 keys: consecutive, one receiver
-    const unsigned p = tile.template index<From>(0), to = p >> part;
-    const std::uint32_t at =
-        cluster_address(box + Shape::mail_padded(from_me | (p & part_mask)), to);
-    const std::uint32_t remote_arrived = cluster_address(arrived, to);
-#pragma unroll
-    for (unsigned m = 0; m < Tile::K; m += 4)
-      store_async<4>(at + m * sizeof(W), tile.r + m, remote_arrived);
-  } else {  // register m: index thread | m << high, so a group of registers goes to each block
-    static_assert(From == layout::registers_high, "transposes start in the low or high layout");
-    const W* const at = box + Shape::mail_padded(from_me | (tile.thread << group_log2));
-#pragma unroll
-    for (unsigned to = 0; to < Tile::K / group; ++to) {
-      const std::uint32_t remote = cluster_address(at, to);
-      const std::uint32_t remote_arrived = cluster_address(arrived, to);
-#pragma unroll
-      for (unsigned j = 0; j < group; j += vector)
-        store_async<vector>(remote + j * sizeof(W), tile.r + to * group + j, remote_arrived);
+  const unsigned mine =
+      thread_destination<Bits, From>(tile.template index<From>(0) | (rank << B),
+                                     std::make_integer_sequence<unsigned, Shape::stages>{});
+  W* const local = box + Shape::mail_padded(mine & tile_mask);
+  for_constants<Tile::K>([&](auto m) {
+    constexpr unsigned M = decltype(m)::value;
+    constexpr unsigned a = Bits::template register_bit_to<From>(0);
+    constexpr unsigned b = Bits::template register_bit_to<From>(1);
+    constexpr bool first =
+        (vector < 2 || ((M >> a) & 1u) == 0) && (vector < 4 || ((M >> b) & 1u) == 0);
+    if constexpr (first) {  // the vector's first register: the receiver's tile bits 0 and 1 clear
+      constexpr unsigned d = Bits::template register_destination<From>(M);
+      const unsigned to = (mine >> B) | (d >> B);
+      W words[vector];
+      for_constants<vector>([&](auto j) {
+        constexpr unsigned J = decltype(j)::value;
+        constexpr unsigned reg =
+            M | (vector > 1 ? (J & 1u) << a : 0) | (vector > 2 ? (J >> 1) << b : 0);
+        words[J] = tile.r[reg];
+      });
+      W* const at = local + Shape::mail_padded(d & tile_mask);
+      if (plain_local && to == rank) {
+        store_words<vector>(at, words);
+      } else {
+        store_async<vector>(cluster_address(at, to), words, cluster_address(arrived, to));
+      }
     }
-  }
+  });
+  // The plain stores land for the whole block; and the high layout's exchange has been read
+  // before the segment's in-warp exchanges write the exchange buffer again.
+  if constexpr (plain_local || From == layout::registers_high) __syncthreads();
   while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster,
-                                              arrived, (t >> 1) & 1u)) {
+                                              arrived, 0)) {
   }
-  if constexpr (From == layout::registers_low) {  // rows of the high layout, one word a thread
-    const W* const mine = box + Shape::mail_padded(tile.thread);
+  const W* const at = box + Shape::mail_padded(tile.template index<To>(0));
 #pragma unroll
-    for (unsigned m = 0; m < Tile::K; ++m)
-      tile.r[m] = mine[Shape::mail_padded(m << high)];
-  } else {  // from each block, the thread's group of registers
-    const W* const mine = box + Shape::mail_padded(tile.thread << group_log2);
-#pragma unroll
-    for (unsigned from = 0; from < Tile::K / group; ++from) {
-#pragma unroll
-      for (unsigned j = 0; j < group; j += vector)
-        load_words<vector>(mine + Shape::mail_padded(from << part) + j, tile.r + from * group + j);
+  for (unsigned m = 0; m < Tile::K; ++m)
+    tile.r[m] = at[Shape::mail_padded(m << Tile::template base<To>)];
+}
+
+//! The code of stage Stage (all ones where the classic form's stage sorts descending: where bit
+//! Stage of the key's index is set; none in the last stage) of register m in layout L of
+//! segment I.
+template <class Shape, unsigned I, layout L, unsigned Stage, class Tile>
+__device__ typename Tile::W stage_code(const Tile& tile, unsigned m, unsigned rank) {
+  using W = typename Tile::W;
+  constexpr unsigned B = Shape::block_log2;
+  if constexpr (Stage >= Shape::stages) {
+    return 0;
+  } else {
+    constexpr unsigned at = Shape::schedule.segments[I].location[Stage];
+    if constexpr (at < B) {
+      return tile.template bit_mask<L>(m, at);
+    } else {
+      return ((rank >> (at - B)) & 1u) ? W(~W(0)) : W(0);
     }
   }
 }
 
-//! Stage S past the block (block_log2 < S <= Shape::stages) and the ones after it, starting in
-//! the low layout coded for stage S - 1. Unrolled (each stage its own code): as a loop over the
-//! stages, 2^16 int32 keys took ~2 us longer (H100, PERFORMANCE.md log 33).
-template <class Shape, unsigned S, class Tile, class Less>
-__device__ void cluster_stages(Tile& tile, const mailboxes<Shape>& mail, unsigned rank, Less less) {
-  using W = typename Tile::W;
-  using lay = layout;
-  constexpr unsigned B = Shape::block_log2, C = Shape::cluster_log2;
-  // The code of stage s >= B: bit s of the index, a bit of the rank; none in the last stage.
-  const auto code = [&](unsigned s) {
-    return s < Shape::stages && ((rank >> (s - B)) & 1u) ? W(~W(0)) : W(0);
-  };
-  const W recode = code(S - 1) ^ code(S);
+//! Recodes the keys in layout L of segment I from stage From to stage To (stage_code).
+template <class Shape, unsigned I, layout L, unsigned From, unsigned To, class Tile>
+__device__ void recode(Tile& tile, unsigned rank) {
 #pragma unroll
   for (unsigned m = 0; m < Tile::K; ++m)
-    tile.r[m] ^= recode;
-  constexpr unsigned t = 2 * (S - B - 1);
-  transpose<Shape, lay::registers_low>(tile, mail, t, rank);
-  // The stage's steps on the block bits: transposed bits S - 1 - C down to B - C.
-  tile.template steps<lay::registers_high, int(S) - 1 - int(C), int(B) - int(C)>(less);
-  transpose<Shape, lay::registers_high>(tile, mail, t + 1, rank);
-  tile.template steps_from_high<int(B) - 1>(less);
-  if constexpr (S < Shape::stages) cluster_stages<Shape, S + 1>(tile, mail, rank, less);
+    tile.r[m] ^=
+        stage_code<Shape, I, L, From>(tile, m, rank) ^ stage_code<Shape, I, L, To>(tile, m, rank);
+}
+
+//! Segment I's steps on tile bits Hi..Lo, all register bits of layout L, with the change of
+//! stage where the segment has it.
+template <class Shape, unsigned I, layout L, int Hi, int Lo, class Tile, class Less>
+__device__ void segment_steps(Tile& tile, unsigned rank, Less less) {
+  constexpr cluster_schedule::segment now = Shape::schedule.segments[I];
+  constexpr int cut = now.boundary;
+  if constexpr (cut >= Lo && cut <= Hi) {
+    tile.template steps<L, Hi, cut>(less);
+    recode<Shape, I, L, now.stage, now.stage + 1>(tile, rank);
+    tile.template steps<L, cut - 1, Lo>(less);
+  } else {
+    tile.template steps<L, Hi, Lo>(less);
+  }
+}
+
+//! Segment I of the schedule and the ones after it, starting in the low layout of segment
+//! I - 1's index: the transpose into it, then its steps on tile bits top..0 (the high layout
+//! for bits 7 and up, the mid one for 5 and 6, the low one below), ending in the low layout.
+//! Unrolled (each segment its own code): as a loop over the stages past the block, the kernel
+//! before the segments took ~2 us longer (H100, PERFORMANCE.md log 33).
+template <class Shape, unsigned I, class Tile, class Less>
+__device__ void cluster_segments(Tile& tile, const mailboxes<Shape>& mail, unsigned rank,
+                                 Less less) {
+  using Bits = segment_bits<Shape, I>;
+  using lay = layout;
+  constexpr int top = int(Bits::now.top);
+  constexpr int high = int(Tile::template base<lay::registers_high>);
+  constexpr int mid = int(Tile::template base<lay::registers_mid>);
+  transpose<Shape, I>(tile, mail, rank);
+  if constexpr (Bits::before.last_stage() != Bits::now.stage) {
+    recode<Shape, I, Bits::receiver, Bits::before.last_stage(), Bits::now.stage>(tile, rank);
+  }
+  if constexpr (top >= high) {
+    segment_steps<Shape, I, lay::registers_high, top, high>(tile, rank, less);
+    tile.template exchange<lay::registers_high, lay::registers_mid>();
+  }
+  segment_steps<Shape, I, lay::registers_mid, (top < high ? top : high - 1), mid>(tile, rank, less);
+  tile.template exchange<lay::registers_mid, lay::registers_low>();
+  segment_steps<Shape, I, lay::registers_low, (top < mid ? top : mid - 1), 0>(tile, rank, less);
+  if constexpr (I + 1 < Shape::schedule.count)
+    cluster_segments<Shape, I + 1>(tile, mail, rank, less);
 }
 
 template <class Key, class Shape, class Less>
@@ -229,11 +388,12 @@ __global__ void __launch_bounds__(Shape::tile_type::threads, 1)
   typename Shape::tile_type tile;
   const mailboxes<Shape> mail{
       reinterpret_cast<std::uint64_t*>(smem_bytes),
-      reinterpret_cast<W*>(smem_bytes + 2 * sizeof(std::uint64_t)) + Shape::tile_words};
-  tile.smem = reinterpret_cast<W*>(smem_bytes + 2 * sizeof(std::uint64_t));
+      reinterpret_cast<W*>(smem_bytes + Shape::barrier_bytes) + Shape::tile_words};
+  tile.smem = reinterpret_cast<W*>(smem_bytes + Shape::barrier_bytes);
   if (threadIdx.x == 0) {  // other blocks may store into the mailboxes after the cluster wait
-    cuda::ptx::mbarrier_init(mail.arrived, 1);
-    cuda::ptx::mbarrier_init(mail.arrived + 1, 1);
+#pragma unroll
+    for (unsigned i = 0; i < Shape::transposes; ++i)
+      cuda::ptx::mbarrier_init(mail.barrier(i), 1);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   __cluster_barrier_arrive_relaxed();
@@ -252,7 +412,7 @@ __global__ void __launch_bounds__(Shape::tile_type::threads, 1)
   tile.template exchange<lay::registers_mid, lay::registers_low>();
   optimized_sort_tile::stages<1, B>(tile, less);  // unrolled: as a loop 1.5 us slower
   __cluster_barrier_wait();                       // every block's mailboxes are set up
-  cluster_stages<Shape, B + 1>(tile, mail, rank, less);
+  cluster_segments<Shape, 1>(tile, mail, rank, less);
   // Every block has received all its keys (and so every store into this block's mailboxes has
   // landed) once all have arrived here: none leaves while a store may still be in flight.
   __cluster_barrier_arrive_relaxed();
