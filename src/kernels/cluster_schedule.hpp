@@ -69,15 +69,14 @@ constexpr plan make(unsigned B, unsigned C) {
     const segment& before = p.segments[p.count - 1];
     unsigned order[max_bits]{}, distinct = 0;
     s.stage = stage;
-    s.boundary = -1;
-    bool seen[max_bits]{};
+    bool seen[max_bits]{}, stage_changes = false;
     while (stage <= bits && (seen[bit] || distinct < B)) {
       if (!seen[bit]) {
         seen[bit] = true;
         order[distinct++] = bit;
       }
       if (bit == 0) {
-        if (stage < bits && distinct < B) s.boundary = 0;  // set to a tile bit below
+        stage_changes = stage < bits && distinct < B;  // and the segment goes on
         ++stage;
         bit = stage - 1;
       } else {
@@ -107,7 +106,7 @@ constexpr plan make(unsigned B, unsigned C) {
           s.location[b] = static_cast<unsigned char>(B + next);
         }
     }
-    if (s.boundary == 0) s.boundary = s.location[0];
+    s.boundary = stage_changes ? int(s.location[0]) : -1;
     ++p.count;
   }
   return p;

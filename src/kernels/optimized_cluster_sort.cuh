@@ -164,6 +164,8 @@ struct segment_bits {
   static constexpr unsigned B = Shape::block_log2, bits = Shape::stages;
   template <layout L>
   static constexpr unsigned base = tile_type::template base<L>;
+  //! Bits of the tile index a thread's register number holds, in every layout.
+  static constexpr unsigned register_bits = unsigned(cuda::std::countr_zero(tile_type::K));
   //! Where transpose I takes the key at position p of segment I - 1 (tile bit p < B or rank
   //! bit p - B): tile bit or B + rank bit of segment I.
   __host__ __device__ static constexpr unsigned to(unsigned p) {
@@ -172,29 +174,30 @@ struct segment_bits {
   //! Whether position p is one of the register bits of layout L.
   template <layout L>
   __host__ __device__ static constexpr bool is_register(unsigned p) {
-    return p - base<L> < 5u;  // wraps around below base<L>
+    return p - base<L> < register_bits;  // wraps around below base<L>
   }
   //! Where the register bits of register m of layout L go.
   template <layout L>
   __host__ __device__ static constexpr unsigned register_destination(unsigned m) {
     unsigned d = 0;
-    for (unsigned k = 0; k < 5; ++k)
+    for (unsigned k = 0; k < register_bits; ++k)
       d |= ((m >> k) & 1u) << to(base<L> + k);
     return d;
   }
-  //! The register bit of layout L that goes to tile bit t of the receiver, or 5 if none does.
+  //! The register bit of layout L that goes to tile bit t of the receiver, or register_bits if
+  //! none does.
   template <layout L>
   __host__ __device__ static constexpr unsigned register_bit_to(unsigned t) {
-    for (unsigned k = 0; k < 5; ++k)
+    for (unsigned k = 0; k < register_bits; ++k)
       if (to(base<L> + k) == t) return k;
-    return 5;
+    return register_bits;
   }
   //! The receiver's consecutive words a thread stores at once from layout L: registers that go
   //! to tile bits 0 (and 1) of the receiver make 2 (4) consecutive words.
   template <layout L>
-  static constexpr unsigned vector = register_bit_to<L>(0) == 5   ? 1
-                                     : register_bit_to<L>(1) == 5 ? 2
-                                                                  : 4;
+  static constexpr unsigned vector = register_bit_to<L>(0) == register_bits   ? 1
+                                     : register_bit_to<L>(1) == register_bits ? 2
+                                                                              : 4;
   //! Segment I - 1 ends in the low layout; the mid one costs an exchange inside the warp first,
   //! the high one an exchange across the block: taken when they let a thread store wider vectors.
   __host__ __device__ static constexpr layout widest_sender() {
