@@ -18,6 +18,8 @@ const std::vector<algorithm_id>& catalogue() {
     for (bitonic::algorithm a : library_variants) {
       list.push_back({bitonic::to_string(a), algorithm_kind::variant, a});
     }
+    list.push_back(
+        {"automatic_workspace", algorithm_kind::variant, bitonic::algorithm::automatic, true});
     list.push_back({"cub_radix", algorithm_kind::gpu_peer});
     list.push_back({"cub_merge", algorithm_kind::gpu_peer});
     list.push_back({"thrust_cmp", algorithm_kind::gpu_peer});

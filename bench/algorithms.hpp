@@ -21,11 +21,16 @@ struct algorithm_id {
   std::string_view name;
   algorithm_kind kind;
   bitonic::algorithm variant = bitonic::algorithm::automatic;  //!< for kind == variant
+  //! For kind == variant: the sort gets a workspace allocated once before the timings, as CUB's
+  //! sorts get their temporary storage; otherwise it is the default call (scratch, where needed,
+  //! from the library's own pool).
+  bool workspace = false;
 
   friend bool operator==(const algorithm_id&, const algorithm_id&) = default;
 };
 
-//! The library's variants, then the peers, in the order tables list them.
+//! The library's variants, automatic with a workspace, then the peers, in the order tables list
+//! them.
 std::span<const algorithm_id> all_algorithms();
 
 //! The library's variants alone (what the demo runs).

@@ -60,19 +60,6 @@ class event {
   cudaEvent_t e_ = nullptr;
 };
 
-//! Lets the current device's default memory pool keep what is freed into it (no release
-//! threshold), as an application with a caching allocator does, so that stream-ordered scratch
-//! (the optimized sort's past the L2, block_merge's) is mapped once, not on every run. Without it
-//! each optimized sort of 2^27 int32 keys mapped its 512 MiB afresh: 7.57 -> 8.13 ms (H100).
-inline void keep_freed_device_memory() {
-  int device = 0;
-  BENCH_CUDA_CHECK(cudaGetDevice(&device));
-  cudaMemPool_t pool = nullptr;
-  BENCH_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-  std::uint64_t no_limit = ~std::uint64_t{0};
-  BENCH_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &no_limit));
-}
-
 //! Device memory that only grows: one allocation serves every size of a run.
 template <class T>
 class device_buffer {

@@ -205,7 +205,6 @@ int run(const config& given) {
   }
   const std::string device = current_device_name();
   const std::string date = iso_date();
-  if (bitonic::gpu_available()) keep_freed_device_memory();
   std::unique_ptr<csv_writer> csv;
   if (!cfg.csv_path.empty()) csv = std::make_unique<csv_writer>(cfg.csv_path);
 

@@ -64,14 +64,17 @@ std::string iso_date() {
   return text;
 }
 
+// Wide enough for the longest label, "automatic_workspace (optimized)".
+constexpr const char* table_row = "%-32s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n";
+
 void print_table(std::FILE* out, const size_context& size, std::span<const result_row> rows) {
   const bool power_of_two = size.n == std::size_t{1} << size.log2n;
   std::fprintf(out, "\n%.*s, n = %s%zu, %.*s: median of %u runs (CPU peers: %u)\n",
                int(size.key_type.size()), size.key_type.data(),
                power_of_two ? ("2^" + std::to_string(size.log2n) + " = ").c_str() : "", size.n,
                int(size.device.size()), size.device.data(), size.runs, size.cpu_runs);
-  std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n", "algorithm", "internal ms",
-               "total ms", "ns/key", "keys/s", "x qsort", "x std::sort", "passes", "GB/s", "check");
+  std::fprintf(out, table_row, "algorithm", "internal ms", "total ms", "ns/key", "keys/s",
+               "x qsort", "x std::sort", "passes", "GB/s", "check");
   const std::optional<double> qsort_ms = internal_of(rows, "qsort");
   const std::optional<double> std_ms = internal_of(rows, "std_sort");
   const auto cell = [](const char* fmt, std::optional<double> v) {
@@ -89,8 +92,8 @@ void print_table(std::FILE* out, const size_context& size, std::span<const resul
         passes && t && *t > 0
             ? std::optional(*passes * 2.0 * double(size.n * size.key_bytes) / (*t * 1e6))
             : std::nullopt;
-    std::fprintf(out, "%-26s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n", r.label.c_str(),
-                 cell("%.4f", t).c_str(), cell("%.4f", r.total_ms).c_str(),
+    std::fprintf(out, table_row, r.label.c_str(), cell("%.4f", t).c_str(),
+                 cell("%.4f", r.total_ms).c_str(),
                  cell("%.3f", t ? std::optional(*t * 1e6 / double(size.n)) : std::nullopt).c_str(),
                  t && *t > 0 ? format_rate(double(size.n) / (*t / 1e3)).c_str() : "-",
                  cell("%.1f", per(qsort_ms)).c_str(), cell("%.1f", per(std_ms)).c_str(),

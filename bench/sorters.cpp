@@ -3,8 +3,10 @@
 #include "bench/sorters.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 
+#include "bench/cuda_util.hpp"
 #include "bitonic/key_order.hpp"
 
 namespace bitonic::bench {
@@ -13,14 +15,29 @@ namespace {
 template <class Key>
 class bitonic_sorter final : public gpu_sorter<Key> {
  public:
-  explicit bitonic_sorter(bitonic::algorithm algo) : algo_(algo) {}
+  bitonic_sorter(bitonic::algorithm algo, bool workspace) : algo_(algo), workspace_(workspace) {}
+  void reserve(std::size_t n) override {
+    if (workspace_) {
+      const std::size_t bytes = bitonic::workspace_bytes<Key>(n, {.algo = algo_});
+      workspace_bytes_ = bytes;
+      workspace_memory_.reserve(bytes);
+    }
+  }
   const Key* sort(Key* d_keys, std::size_t n, cudaStream_t stream) override {
-    bitonic::sort(d_keys, n, {bitonic::order::ascending, algo_, stream});
+    bitonic::options opt{.algo = algo_, .stream = stream};
+    if (workspace_) {
+      opt.workspace = workspace_memory_.get();
+      opt.workspace_bytes = workspace_bytes_;
+    }
+    bitonic::sort(d_keys, n, opt);
     return d_keys;
   }
 
  private:
   bitonic::algorithm algo_;
+  bool workspace_;
+  device_buffer<std::byte> workspace_memory_;
+  std::size_t workspace_bytes_ = 0;
 };
 
 // qsort's three-way comparison in the library's total order (NaN last), so that its result is
@@ -36,13 +53,14 @@ int qsort_compare(const void* a, const void* b) {
 }  // namespace
 
 template <class Key>
-std::unique_ptr<gpu_sorter<Key>> make_bitonic_sorter(bitonic::algorithm algo) {
-  return std::make_unique<bitonic_sorter<Key>>(algo);
+std::unique_ptr<gpu_sorter<Key>> make_bitonic_sorter(bitonic::algorithm algo, bool workspace) {
+  return std::make_unique<bitonic_sorter<Key>>(algo, workspace);
 }
 
 template <class Key>
 std::unique_ptr<gpu_sorter<Key>> make_gpu_sorter(const algorithm_id& algo) {
-  if (algo.kind == algorithm_kind::variant) return make_bitonic_sorter<Key>(algo.variant);
+  if (algo.kind == algorithm_kind::variant)
+    return make_bitonic_sorter<Key>(algo.variant, algo.workspace);
   if (algo.name == "cub_radix") return make_cub_radix_sorter<Key>();
   if (algo.name == "cub_merge") return make_cub_merge_sorter<Key>();
   if (algo.name == "thrust_cmp") return make_thrust_cmp_sorter<Key>();
@@ -72,11 +90,11 @@ cpu_sort_fn<Key> cpu_sorter(const algorithm_id& algo) {
   return nullptr;
 }
 
-#define INSTANTIATE(Key)                                                                  \
-  template std::unique_ptr<gpu_sorter<Key>> make_bitonic_sorter<Key>(bitonic::algorithm); \
-  template std::unique_ptr<gpu_sorter<Key>> make_gpu_sorter<Key>(const algorithm_id&);    \
-  template void std_sort<Key>(Key*, std::size_t);                                         \
-  template void c_qsort<Key>(Key*, std::size_t);                                          \
+#define INSTANTIATE(Key)                                                                        \
+  template std::unique_ptr<gpu_sorter<Key>> make_bitonic_sorter<Key>(bitonic::algorithm, bool); \
+  template std::unique_ptr<gpu_sorter<Key>> make_gpu_sorter<Key>(const algorithm_id&);          \
+  template void std_sort<Key>(Key*, std::size_t);                                               \
+  template void c_qsort<Key>(Key*, std::size_t);                                                \
   template cpu_sort_fn<Key> cpu_sorter<Key>(const algorithm_id&);
 BITONIC_FOR_EACH_KEY(INSTANTIATE)
 

@@ -30,8 +30,10 @@ class gpu_sorter {
   virtual const Key* sort(Key* d_keys, std::size_t n, cudaStream_t stream) = 0;
 };
 
+//! bitonic::sort with `algo`; with `workspace`, on a workspace that reserve() allocates.
 template <class Key>
-std::unique_ptr<gpu_sorter<Key>> make_bitonic_sorter(bitonic::algorithm algo);
+std::unique_ptr<gpu_sorter<Key>> make_bitonic_sorter(bitonic::algorithm algo,
+                                                     bool workspace = false);
 template <class Key>
 std::unique_ptr<gpu_sorter<Key>> make_cub_radix_sorter();
 template <class Key>

@@ -32,7 +32,8 @@ enum class algorithm {
                  //!< (in place instead where the device lacks that memory)
 };
 
-//! Per-call options. The defaults sort ascending on the legacy default stream.
+//! Per-call options. The defaults sort ascending on the legacy default stream, with scratch
+//! memory (where the plan needs any) from the library's own memory pool.
 struct options {
   order direction = order::ascending;
   algorithm algo = algorithm::automatic;
@@ -40,6 +41,12 @@ struct options {
   //! sort_host only: the most device memory the call may use, in bytes; 0 means what the device
   //! has free. Data that does not fit is sorted in runs that are then merged.
   std::size_t max_device_bytes = 0;
+  //! Device memory the call may use as scratch instead of allocating any (CUB's temporary
+  //! storage): `workspace_bytes` bytes at `workspace`, any alignment, on the current device, not
+  //! overlapping the keys, unused by other work until the sort has finished on `stream`. Ask
+  //! bitonic::workspace_bytes<Key>() how much a call needs. Null: the library allocates.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 //! Every failure of the library: bad arguments, no device, CUDA errors. The message names the
@@ -58,12 +65,17 @@ bool gpu_available() noexcept;
 //! Asynchronous: the work is enqueued on `opt.stream` and the call returns without waiting for it
 //! (no device-wide synchronisation). Synchronise the stream before reading the keys on the host.
 //! Memory: block_merge, and optimized once the keys exceed a block of the L2 cache (2^22 four-byte
-//! keys on an H100), allocate a scratch buffer of n keys (optimized: plus 8 bytes a tile of 2^14
-//! or 2^13 keys) stream-ordered on `opt.stream` (cudaMallocAsync from the device's current memory
-//! pool) and free it the same way; raise that pool's release threshold to keep the memory mapped
-//! between calls. Where that allocation fails, optimized sorts in place instead (slower: 2^27
-//! int32 keys 10.1 ms instead of 6.5 on an H100) and block_merge throws. Every other algorithm
-//! works in place with no extra memory.
+//! keys on an H100), need scratch memory (workspace_bytes<Key>(n, opt) bytes: n keys, for
+//! optimized plus 8 bytes a tile). With opt.workspace the call uses that and allocates nothing;
+//! too small a workspace throws bitonic::error naming the bytes needed. Without one it allocates
+//! stream-ordered on `opt.stream` from the library's own memory pool on the device (never from
+//! the device's default pool, which belongs to the application) and frees it there; the pool
+//! keeps what is freed into it, so repeated calls do not map memory again: after a call, as much
+//! as the largest scratch of the calls so far (overlapping calls: their sum) stays reserved until
+//! release_cached_memory(). While `opt.stream` is being captured into a CUDA graph the scratch is
+//! a graph allocation instead (cudaMallocAsync). Where the device lacks the memory, optimized
+//! sorts in place instead (slower: 2^27 int32 keys ~10 ms instead of ~6.5 on an H100) and
+//! block_merge throws. Every other algorithm works in place with no extra memory.
 //! Streams: below the cache block, once the keys span more tiles than half the SMs, optimized
 //! merges its middle stages on every tile at once: one cooperative launch (all its thread blocks
 //! resident together), which fails with bitonic::error where the device cannot hold them all (a
@@ -79,10 +91,34 @@ bool gpu_available() noexcept;
 //! of 2^14 and one merge pass a stage after it; block_merge: a tile sort plus log2(n / tile) merge
 //! passes of O(log n) comparisons per key).
 //! Throws bitonic::error (data untouched) on a null or host pointer, a range that exceeds its
-//! allocation, no CUDA device or a failed block_merge scratch allocation; on a failing CUDA call,
-//! with the call's name and CUDA's error string.
+//! allocation, a workspace that is too small, not device memory or overlaps the keys, no CUDA
+//! device, a failed block_merge scratch allocation, or a kernel that CUDA cannot load (it loads
+//! them lazily, on first use: all the kernels a call needs are loaded before the first one runs);
+//! on a failing CUDA call, with the call's name and CUDA's error string.
 template <class Key>
 void sort(Key* d_keys, std::size_t n, const options& opt = {});
+
+//! Bytes of workspace that `sort<Key>(d_keys, n, opt)` needs on the current device so that it
+//! allocates nothing (opt.workspace and opt.workspace_bytes are ignored here); 0 when the plan
+//! works in place (optimized up to one L2 block of keys, and every other variant but
+//! block_merge). Depends on n, opt.algo and the device's kind (its L2 and SMs), not on the
+//! order or the stream: optimized past the cache block needs n keys, 8 bytes a tile of 2^14 or
+//! 2^13 keys and 256 bytes of alignment slack. Throws bitonic::error without a CUDA device, for
+//! an n beyond the largest supported size, or for unknown enum values in opt.
+template <class Key>
+std::size_t workspace_bytes(std::size_t n, const options& opt = {});
+
+//! Gives back to the device the memory that the library keeps cached in its own memory pool (one
+//! pool per device, created by the first sort that needs scratch without a workspace). Waits for
+//! every device that has such a pool to finish its work (cudaDeviceSynchronize), as
+//! torch.cuda.empty_cache() does, then trims each pool to nothing. Safe to call at any time;
+//! later sorts allocate again. Throws bitonic::error on a failing CUDA call.
+void release_cached_memory();
+
+//! Bytes the library's memory pool holds reserved on the current device (0 when it has none): the
+//! scratch that sorts without a workspace keep between calls. Throws bitonic::error on a failing
+//! CUDA call.
+std::size_t cached_memory_bytes();
 
 //! Sorts `n` keys in host memory with the CPU reference executor: the same plan and network as
 //! `sort` with the same options (opt.stream is ignored). Synchronous; each pass is split over the
@@ -129,9 +165,10 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
   X(float)                      \
   X(double)
 
-#define BITONIC_DECLARE_KEY(Key)                                            \
-  extern template void sort<Key>(Key*, std::size_t, const options&);        \
-  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&); \
+#define BITONIC_DECLARE_KEY(Key)                                                 \
+  extern template void sort<Key>(Key*, std::size_t, const options&);             \
+  extern template std::size_t workspace_bytes<Key>(std::size_t, const options&); \
+  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&);      \
   extern template void sort_host<Key>(Key*, std::size_t, const options&);
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY

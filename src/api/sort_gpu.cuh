@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "dispatch/device_ops.hpp"
 #include "dispatch/run_plan.cuh"
 #include "host/device.hpp"
+#include "host/memory_pool.hpp"
 #include "host/stream_buffer.hpp"
 #include "kernels/merge_pair.cuh"
 #include "plan/plan.hpp"
@@ -41,11 +43,75 @@ algorithm algorithm_for_device(const options& opt, std::size_t n, const char* ca
 }
 
 //! Enqueues the passes of p (on opt's stream and order); `scratch` holds p.scratch_keys keys when
-//! the plan needs it.
+//! the plan needs it. Loads every kernel of the plan first, so that a kernel CUDA cannot load
+//! (lazy loading, device memory full) fails the call before any key has moved.
 template <class Key>
 void run(const plan::plan& p, Key* d_keys, Key* scratch, const options& opt) {
-  with_order(opt.direction,
-             [&](auto less) { dispatch::run_plan(p, d_keys, scratch, less, opt.stream); });
+  with_order(opt.direction, [&](auto less) {
+    {
+      const kernels::load_only_scope loading;
+      dispatch::run_plan(p, d_keys, scratch, less, opt.stream);
+    }
+    dispatch::run_plan(p, d_keys, scratch, less, opt.stream);
+  });
+}
+
+//! Scratch is aligned to this many bytes within a caller's workspace (vector loads, coalescing).
+inline constexpr std::size_t workspace_alignment = 256;
+
+//! Bytes of workspace that running p needs: its scratch keys and room to align them.
+template <class Key>
+std::size_t workspace_bytes(const plan::plan& p) {
+  return p.needs_scratch() ? p.scratch_keys * sizeof(Key) + workspace_alignment : 0;
+}
+
+//! The plan sort() runs for n keys with opt on the current device, scratch allowed.
+template <class Key>
+plan::plan sort_plan(std::size_t n, const options& opt, const char* caller) {
+  return plan::make_plan(algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key),
+                         current_device_shape(sizeof(Key)), plan::scratch_use::allowed);
+}
+
+//! The scratch for p: the caller's workspace when opt has one (checked: large enough, device
+//! memory, apart from the keys), else an allocation from the library's pool held by `owned` (a
+//! graph allocation while the stream is captured). Where the device has no memory for it, an
+//! optimized plan is replaced by the in-place one; other plans throw. Null when p needs none.
+template <class Key>
+Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
+                     host::stream_buffer<Key>& owned, const char* caller) {
+  if (!p.needs_scratch()) return nullptr;
+  if (opt.workspace != nullptr || opt.workspace_bytes != 0) {
+    const std::size_t needed = workspace_bytes<Key>(p);
+    if (opt.workspace_bytes < needed) {
+      throw error(std::string(caller) + ": options.workspace_bytes is " +
+                  std::to_string(opt.workspace_bytes) + " but this sort needs " +
+                  std::to_string(needed) + " bytes of workspace (bitonic::workspace_bytes)");
+    }
+    host::require_device_range(opt.workspace, opt.workspace_bytes, 1, 1, caller,
+                               "options.workspace");
+    const auto begin = reinterpret_cast<std::uintptr_t>(opt.workspace);
+    const auto keys = reinterpret_cast<std::uintptr_t>(d_keys);
+    if (begin < keys + p.n * sizeof(Key) && keys < begin + opt.workspace_bytes) {
+      throw error(std::string(caller) + ": options.workspace overlaps the keys");
+    }
+    return reinterpret_cast<Key*>((begin + workspace_alignment - 1) & ~(workspace_alignment - 1));
+  }
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  BITONIC_CUDA_CHECK(cudaStreamIsCapturing(opt.stream, &capture));
+  const cudaMemPool_t pool =
+      capture == cudaStreamCaptureStatusNone ? host::library_pool() : nullptr;
+  const char* what = "bitonic::sort: scratch cudaMallocFromPoolAsync";
+  if (owned.try_allocate(p.scratch_keys, opt.stream, what, pool)) return owned.get();
+  if (pool != nullptr) {  // what the pool keeps may be in smaller pieces: give it back, try again
+    host::trim_library_pool();
+    if (owned.try_allocate(p.scratch_keys, opt.stream, what, pool)) return owned.get();
+  }
+  if (p.algo != algorithm::optimized) {
+    throw error(std::string(caller) + ": out of memory for " + std::string(to_string(p.algo)) +
+                "'s scratch buffer of " + std::to_string(p.n) + " keys");
+  }
+  p = plan::make_plan(p.algo, p.n, sizeof(Key), current_device_shape(sizeof(Key)));  // in place
+  return nullptr;
 }
 
 }  // namespace api
@@ -56,19 +122,19 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   api::validate(opt, caller);
   host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
-  const algorithm algo = api::algorithm_for_device<Key>(opt, n, caller);
-  const plan::device_shape device = api::current_device_shape(sizeof(Key));
-  plan::plan p = plan::make_plan(algo, n, sizeof(Key), device, plan::scratch_use::allowed);
-  host::stream_buffer<Key> scratch;
-  if (p.needs_scratch() &&
-      !scratch.try_allocate(p.scratch_keys, opt.stream, "bitonic::sort: scratch cudaMallocAsync")) {
-    if (algo != algorithm::optimized) {
-      throw error(std::string(caller) + ": out of memory for " + std::string(to_string(algo)) +
-                  "'s scratch buffer of " + std::to_string(n) + " keys");
-    }
-    p = plan::make_plan(algo, n, sizeof(Key), device);  // optimized in place instead
-  }
-  api::run(p, d_keys, scratch.get(), opt);
+  plan::plan p = api::sort_plan<Key>(n, opt, caller);
+  host::stream_buffer<Key> owned;
+  Key* const scratch = api::provide_scratch(p, d_keys, opt, owned, caller);
+  api::run(p, d_keys, scratch, opt);
+}
+
+template <class Key>
+std::size_t workspace_bytes(std::size_t n, const options& opt) {
+  constexpr const char* caller = "bitonic::workspace_bytes";
+  api::validate(opt, caller);
+  if (n < 2) return 0;
+  if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  return api::workspace_bytes<Key>(api::sort_plan<Key>(n, opt, caller));
 }
 
 template <class Key>
@@ -97,6 +163,7 @@ void dispatch::merge_on_device(const Key* d_a, std::size_t a_count, const Key* d
 
 #define BITONIC_INSTANTIATE_SORT(Key)                                                        \
   template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);              \
+  template std::size_t bitonic::workspace_bytes<Key>(std::size_t, const bitonic::options&);  \
   template void bitonic::dispatch::merge_on_device<Key>(                                     \
       const Key*, std::size_t, const Key*, std::size_t, Key*, bitonic::order, cudaStream_t); \
   template void bitonic::dispatch::sort_sorted_blocks<Key>(Key*, std::size_t, unsigned,      \

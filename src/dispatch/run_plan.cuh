@@ -27,9 +27,12 @@ using network::index_t;
 
 //! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys.
 //! Blocked passes run in their lanes (plan::pass_span), each lane on its own stream.
+//! Under a kernels::load_only_scope it only loads the kernels the passes launch: no stream or
+//! event is touched.
 template <class Key, class Less>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller) {
-  host::stream_lanes lanes(caller, p.blocked.empty() ? 1 : plan::blocks_in_flight);
+  const bool load_only = kernels::load_only_scope::active();
+  host::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
   bool ends_in_scratch = false;
   // Plans that merge out of place keep the keys' words (ordered_word) in memory from the first
   // pass to the last merge, which alone decodes: for float keys encoding and decoding were a
@@ -42,12 +45,14 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
   const auto splits = reinterpret_cast<index_t*>(
       (reinterpret_cast<std::uintptr_t>(scratch + p.n) + 7) & ~std::uintptr_t{7});
   plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
-    if (span.blocked) {
+    // The first and last blocks launch the kernels that the others do.
+    if (load_only && span.offset != 0 && span.offset + span.count != p.n) return;
+    if (span.blocked) {  // one lane (no-ops) when loading only
       lanes.fork();
     } else {
       lanes.join();
     }
-    const cudaStream_t stream = lanes.get(span.lane);
+    const cudaStream_t stream = lanes.get(load_only ? 0 : span.lane);
     const plan::pass_buffers<Key> buffers(ps, span, keys, scratch);
     Key* const at = buffers.from + span.offset;
     Key* const to = buffers.to + span.offset;
@@ -114,7 +119,7 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
     }
   });
   lanes.join();
-  if (ends_in_scratch) {
+  if (ends_in_scratch && !load_only) {
     BITONIC_CUDA_CHECK(
         cudaMemcpyAsync(keys, scratch, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, caller));
   }

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "host/cuda_check.hpp"
+#include "host/kernel_loading.hpp"
 #include "host/device.hpp"
 
 namespace bitonic::host {
@@ -24,6 +25,7 @@ unsigned cluster_blocks_max(unsigned threads, std::size_t smem_bytes) {
   const std::lock_guard lock(mutex);
   const auto key = std::make_tuple(device, threads, smem_bytes);
   if (const auto it = known.find(key); it != known.end()) return it->second;
+  ensure_loaded(reinterpret_cast<const void*>(cluster_probe), "the cluster size probe");
   BITONIC_CUDA_CHECK(cudaFuncSetAttribute(
       cluster_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
   BITONIC_CUDA_CHECK(

@@ -48,14 +48,16 @@ address_range_fn address_range_query() {
 }  // namespace
 
 void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes,
-                          std::size_t key_align, const char* caller) {
+                          std::size_t key_align, const char* caller, const char* name) {
+  const std::string what(name);
   if (n == 0) return;
-  if (keys == nullptr) fail(caller, "d_keys is null but n = " + std::to_string(n));
+  if (keys == nullptr) fail(caller, what + " is null but n = " + std::to_string(n));
   if (n > std::numeric_limits<std::size_t>::max() / key_bytes) {
     fail(caller, "n = " + std::to_string(n) + " keys overflow the address space");
   }
   if (reinterpret_cast<std::uintptr_t>(keys) % key_align != 0) {
-    fail(caller, "d_keys is not aligned to its key type (" + std::to_string(key_align) + " bytes)");
+    fail(caller,
+         what + " is not aligned to its key type (" + std::to_string(key_align) + " bytes)");
   }
   int device_count = 0;
   if (const cudaError_t status = cudaGetDeviceCount(&device_count);
@@ -72,11 +74,12 @@ void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes
     case cudaMemoryTypeUnregistered:
     case cudaMemoryTypeHost:
       fail(caller,
-           "d_keys is a host pointer; device or managed memory is needed (copy the keys to the "
-           "device first, or use sort_on_cpu)");
+           what +
+               " is a host pointer; device or managed memory is needed (copy the keys to the "
+               "device first, or use sort_on_cpu)");
     case cudaMemoryTypeDevice:
       if (attributes.device != current) {
-        fail(caller, "d_keys lives on device " + std::to_string(attributes.device) +
+        fail(caller, what + " lives on device " + std::to_string(attributes.device) +
                          " but the current device is " + std::to_string(current));
       }
       break;
@@ -90,7 +93,7 @@ void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes
     if (query(&base, &size, address) == CUDA_SUCCESS) {
       const std::size_t available = base + size - address;
       if (n * key_bytes > available) {
-        fail(caller, "d_keys + n runs past the end of its allocation (" +
+        fail(caller, what + " + n runs past the end of its allocation (" +
                          std::to_string(n * key_bytes) + " bytes needed, " +
                          std::to_string(available) + " available)");
       }

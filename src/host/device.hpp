@@ -7,9 +7,10 @@ namespace bitonic::host {
 
 //! Throws bitonic::error unless [keys, keys + n * key_bytes) is usable by kernels on the current
 //! device: not null, not host memory, on the current device, aligned, inside one allocation, and a
-//! CUDA device exists. `caller` prefixes the message. Does nothing for n == 0.
+//! CUDA device exists. `caller` prefixes the message, `name` names the pointer. Does nothing for
+//! n == 0.
 void require_device_range(const void* keys, std::size_t n, std::size_t key_bytes,
-                          std::size_t key_align, const char* caller);
+                          std::size_t key_align, const char* caller, const char* name = "d_keys");
 
 //! Shared memory one block of the current device may opt in to, in bytes (cached per device).
 std::size_t shared_memory_per_block_optin();

@@ -35,6 +35,24 @@ class per_device {
     return *slot;
   }
 
+  //! The value for the current device if it has been made, else null.
+  const T* find() {
+    int device = 0;
+    BITONIC_CUDA_CHECK(cudaGetDevice(&device));
+    const std::lock_guard lock(mutex_);
+    const auto found = all_.find(device);
+    return found == all_.end() ? nullptr : found->second.get();
+  }
+
+  //! Calls fn(device, value) for every value made so far, in device order, under the lock (fn
+  //! must not ask this same object).
+  template <class Fn>
+  void for_each(Fn fn) {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [device, value] : all_)
+      fn(device, *value);
+  }
+
  private:
   static constexpr std::size_t fast_devices = 64;
   std::array<std::atomic<const T*>, fast_devices> fast_{};

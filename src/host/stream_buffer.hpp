@@ -31,12 +31,15 @@ class stream_buffer {
       throw_cuda_error(status, what);
     }
   }
-  //! As allocate, but returns false (nothing allocated, no error left behind) when the device
-  //! lacks the memory; throws on any other failure.
-  bool try_allocate(std::size_t count, cudaStream_t stream, const char* what) {
+  //! As allocate, but from `pool` when it is not null, and returns false (nothing allocated, no
+  //! error left behind) when the device lacks the memory; throws on any other failure.
+  bool try_allocate(std::size_t count, cudaStream_t stream, const char* what,
+                    cudaMemPool_t pool = nullptr) {
     stream_ = stream;
-    const cudaError_t status =
-        cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream);
+    void** const at = reinterpret_cast<void**>(&data_);
+    const std::size_t bytes = count * sizeof(T);
+    const cudaError_t status = pool != nullptr ? cudaMallocFromPoolAsync(at, bytes, pool, stream)
+                                               : cudaMallocAsync(at, bytes, stream);
     if (status == cudaSuccess) return true;
     cudaGetLastError();
     data_ = nullptr;

@@ -29,8 +29,8 @@ template <class Key, class Less>
 void launch_merge_runs(const Key* in, Key* out, network::index_t n, unsigned run_log2, Less less,
                        cudaStream_t stream) {
   constexpr unsigned threads = tuning::block_merge::block_threads;
-  merge_runs_kernel<<<grid_blocks(n, threads), threads, 0, stream>>>(in, out, n, run_log2, less);
-  host::check_launch("merge_runs_kernel launch");
+  launch_plain(merge_runs_kernel<Key, Less>, grid_blocks(n, threads), threads, stream,
+               "merge_runs_kernel launch", in, out, n, run_log2, less);
 }
 
 }  // namespace bitonic::kernels

@@ -35,9 +35,8 @@ template <class Key, class Less>
 void launch_fused_steps(Key* keys, network::index_t n, network::step first, network::step last,
                         Less less, cudaStream_t stream) {
   constexpr unsigned threads = tuning::fused_steps::block_threads;
-  fused_steps_kernel<<<grid_blocks(n, 2 * threads), threads, 0, stream>>>(keys, n, first, last,
-                                                                          less);
-  host::check_launch("fused_steps_kernel launch");
+  launch_plain(fused_steps_kernel<Key, Less>, grid_blocks(n, 2 * threads), threads, stream,
+               "fused_steps_kernel launch", keys, n, first, last, less);
 }
 
 }  // namespace bitonic::kernels

@@ -30,9 +30,8 @@ void launch_global_step(Key* keys, network::index_t n, network::step st, Less le
                         cudaStream_t stream) {
   constexpr unsigned threads = tuning::global_step::block_threads;
   const network::index_t comparators = st.comparators_below(n);
-  global_step_kernel<<<grid_blocks(comparators, threads), threads, 0, stream>>>(keys, n, st,
-                                                                                comparators, less);
-  host::check_launch("global_step_kernel launch");
+  launch_plain(global_step_kernel<Key, Less>, grid_blocks(comparators, threads), threads, stream,
+               "global_step_kernel launch", keys, n, st, comparators, less);
 }
 
 }  // namespace bitonic::kernels

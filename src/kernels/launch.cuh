@@ -12,6 +12,7 @@
 #include "bitonic/network.hpp"
 #include "host/cuda_check.hpp"
 #include "host/device.hpp"
+#include "host/kernel_loading.hpp"
 
 namespace bitonic::kernels {
 
@@ -52,11 +53,28 @@ void once_per_device(Set set) {
   devices_done.fetch_or(bit, std::memory_order_relaxed);
 }
 
+//! While one exists on a thread, the launch helpers below load their kernel (and set its
+//! attributes) but launch nothing: a call walks its plan once in this mode so that every kernel it
+//! needs is loaded before the first one touches the keys (host/kernel_loading.hpp says why).
+class load_only_scope {
+ public:
+  load_only_scope() : outer_(active_) { active_ = true; }
+  ~load_only_scope() { active_ = outer_; }
+  load_only_scope(const load_only_scope&) = delete;
+  load_only_scope& operator=(const load_only_scope&) = delete;
+  static bool active() { return active_; }
+
+ private:
+  static inline thread_local bool active_ = false;
+  bool outer_;
+};
+
 //! Lets `Kernel` use `bytes` of dynamic shared memory (beyond the default 48 KiB); `bytes` must be
 //! the same for every call on one device.
 template <auto Kernel>
 void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
   once_per_device([&] {
+    host::ensure_loaded(reinterpret_cast<const void*>(Kernel), what);
     host::check_cuda(
         cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
         what);
@@ -80,11 +98,15 @@ __device__ __forceinline__ void wait_for_previous_pass() {
 }
 
 //! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...) with `count` launch
-//! attributes. `what` names the launch in errors.
+//! attributes (only loads the kernel under a load_only_scope). `what` names the launch in errors.
 template <class... Params, class... Args>
 void launch_with_attributes(void (*kernel)(Params...), unsigned blocks, unsigned threads,
                             std::size_t smem_bytes, cudaStream_t stream, const char* what,
                             cudaLaunchAttribute* attributes, unsigned count, Args... args) {
+  if (load_only_scope::active()) {
+    host::ensure_loaded(reinterpret_cast<const void*>(kernel), what);
+    return;
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(threads);
@@ -131,6 +153,13 @@ void launch_cooperative(void (*kernel)(Params...), unsigned blocks, unsigned thr
   cooperative.val.cooperative = 1;
   launch_with_attributes(kernel, blocks, threads, smem_bytes, stream, what, &cooperative, 1,
                          args...);
+}
+
+//! Launches kernel<<<blocks, threads, 0, stream>>>(args...), not chained.
+template <class... Params, class... Args>
+void launch_plain(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t stream,
+                  const char* what, Args... args) {
+  launch_with_attributes(kernel, blocks, threads, 0, stream, what, nullptr, 0, args...);
 }
 
 //! launch_chained_clusters without clusters.

@@ -33,9 +33,8 @@ template <class Key, class Less>
 void launch_merge_pair(const Key* a, network::index_t a_count, const Key* b,
                        network::index_t b_count, Key* out, Less less, cudaStream_t stream) {
   constexpr unsigned threads = tuning::block_merge::block_threads;
-  merge_pair_kernel<<<grid_blocks(a_count + b_count, threads), threads, 0, stream>>>(
-      a, a_count, b, b_count, out, less);
-  host::check_launch("merge_pair_kernel launch");
+  launch_plain(merge_pair_kernel<Key, Less>, grid_blocks(a_count + b_count, threads), threads,
+               stream, "merge_pair_kernel launch", a, a_count, b, b_count, out, less);
 }
 
 }  // namespace bitonic::kernels

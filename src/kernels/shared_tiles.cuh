@@ -47,9 +47,8 @@ template <class Key, class Less>
 void launch_tile_steps(Key* keys, network::index_t n, network::step first, network::step last,
                        Less less, cudaStream_t stream) {
   using tune = tuning::shared_tiles<sizeof(Key)>;
-  tile_steps_kernel<<<grid_blocks(n, tune::tile_keys), tune::block_threads, 0, stream>>>(
-      keys, n, first, last, less);
-  host::check_launch("tile_steps_kernel launch");
+  launch_plain(tile_steps_kernel<Key, Less>, grid_blocks(n, tune::tile_keys), tune::block_threads,
+               stream, "tile_steps_kernel launch", keys, n, first, last, less);
 }
 
 }  // namespace bitonic::kernels

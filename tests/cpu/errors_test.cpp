@@ -2,6 +2,7 @@
 // a message that names the problem, and leaves the caller's keys as they were.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -49,6 +50,27 @@ TEST(Errors, GpuSortOfHostMemory) {
   std::vector<std::int32_t> keys = unsorted_keys;
   EXPECT_TRUE(throws_error([&] { sort(keys.data(), keys.size()); },
                            has_gpu ? "host pointer" : "no CUDA device"));
+  EXPECT_EQ(keys, unsorted_keys);
+}
+
+TEST(Errors, WorkspaceQueriesAndOptions) {
+  const options bad_algorithm{.algo = static_cast<algorithm>(99)};
+  EXPECT_TRUE(throws_error([&] { workspace_bytes<float>(1000, bad_algorithm); }, "algorithm"));
+  // No sort of fewer than two keys needs a workspace, on any machine.
+  EXPECT_EQ(workspace_bytes<std::int64_t>(0), 0u);
+  EXPECT_EQ(workspace_bytes<std::int64_t>(1), 0u);
+  if (!gpu_available()) {
+    EXPECT_TRUE(throws_error([] { workspace_bytes<std::int32_t>(1000); }, "no CUDA device"));
+    // Nothing cached without a device; releasing nothing is fine.
+    EXPECT_EQ(cached_memory_bytes(), 0u);
+    EXPECT_NO_THROW(release_cached_memory());
+  }
+  // A workspace does not change the argument checks on the keys, nor touches host keys.
+  std::vector<std::int32_t> keys = unsorted_keys;
+  std::vector<std::byte> host_workspace(1024);
+  const options with_workspace{.workspace = host_workspace.data(), .workspace_bytes = 1024};
+  EXPECT_TRUE(throws_error([&] { sort(keys.data(), keys.size(), with_workspace); },
+                           gpu_available() ? "host pointer" : "no CUDA device"));
   EXPECT_EQ(keys, unsorted_keys);
 }
 

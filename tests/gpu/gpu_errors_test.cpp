@@ -134,13 +134,8 @@ TEST(GpuErrors, BlockMergeScratchAllocationFailure) {
     if (algo != algorithm::block_merge) test::sort_on_device(keys, input, {order::ascending, algo});
   }
   keys.upload(input);
-  // Hand the pool's cached blocks back, so that the scratch allocation needs fresh memory.
-  int device = 0;
-  cudaMemPool_t pool = nullptr;
-  TEST_CUDA_OK(cudaGetDevice(&device));
-  TEST_CUDA_OK(cudaDeviceGetDefaultMemPool(&pool, device));
-  TEST_CUDA_OK(cudaDeviceSynchronize());
-  TEST_CUDA_OK(cudaMemPoolTrimTo(pool, 0));
+  // Hand the library pool's cached scratch back, so that the allocation needs fresh memory.
+  release_cached_memory();
   {
     const memory_hog hog(std::size_t{20} << 20);  // less than the 32 MiB of scratch
     EXPECT_TRUE(throws_error(
