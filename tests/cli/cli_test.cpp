@@ -309,6 +309,7 @@ TEST_F(Cli, GenAndVerifyRejectBadArguments) {
                  "--dist: unknown distribution 'zipf'");
   expect_failure({"verify", "--in", path("missing.npy")}, 1, "missing.npy: cannot open it");
   expect_failure({"verify", "--in", path("big_endian.npy")}, 1, "big_endian.npy: dtype '>f4'");
+  write_file(path("a.bin"), std::string(8, '\0'));  // opened first: a missing file says so
   expect_failure({"verify", "--in", path("a.bin")}, 2, "--type is required for the raw file");
 }
 
@@ -341,6 +342,29 @@ TEST_F(Cli, InterruptedRunLeavesNothingBehind) {
           "exec timeout -s TERM 0.3 ");
   EXPECT_EQ(r.exit_code, 124) << "not interrupted: " << r.err;
   EXPECT_TRUE(dir.names().empty());
+}
+
+// Issue 25, what a hostile user found: one test per item.
+
+// 1. A file that begins with the .npy magic string is read as .npy whatever its name, with a note;
+// never as raw keys with the header sorted in.
+TEST_F(Cli, ReadsNpyContentsUnderAnyName) {
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "1000", "--type", "i32", "--seed", "3"});
+  std::filesystem::copy_file(path("keys.npy"), path("keys.bin"));
+  const std::vector<std::int32_t> expected =
+      tools::reference_sort(read_all<std::int32_t>(path("keys.npy")), order::ascending);
+  for (const std::vector<std::string>& type : {std::vector<std::string>{}, {"--type", "i32"}}) {
+    std::vector<std::string> args = {"sort", "--in", path("keys.bin"), "--out", path("out.bin")};
+    args.insert(args.end(), type.begin(), type.end());
+    const run_result r = run(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(path("keys.bin") + ": begins with the .npy magic string: read as a .npy"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(matches_reference(read_all<std::int32_t>(path("out.bin"), "i32"), expected));
+  }
+  expect_failure({"sort", "--in", path("keys.bin"), "--out", path("out.bin"), "--type", "f32"}, 1,
+                 "keys.bin: holds i32 keys (dtype '<i4'), not f32");
 }
 
 }  // namespace

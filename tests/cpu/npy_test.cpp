@@ -227,6 +227,20 @@ TEST(ArrayFile, FormatFollowsTheExtension) {
   EXPECT_EQ(tools::format_of("a.npy.gz"), file_format::raw);
 }
 
+TEST(ArrayFile, NpyContentsAreNpyUnderAnyName) {
+  scratch_dir dir;
+  write_file(dir / "keys.bin", npy_file(valid_dict));
+  const tools::array_file file = tools::inspect_array_file(dir / "keys.bin", "");
+  EXPECT_EQ(file.format, file_format::npy);
+  EXPECT_EQ(file.key_type, "i32");
+  EXPECT_EQ(file.count, 5u);
+  write_file(dir / "raw.bin", std::string(8, '\0'));
+  EXPECT_THROW(tools::inspect_array_file(dir / "raw.bin", ""), tools::key_type_missing);
+  EXPECT_EQ(tools::inspect_array_file(dir / "raw.bin", "u64").format, file_format::raw);
+  write_file(dir / "empty.bin", "");
+  EXPECT_EQ(tools::inspect_array_file(dir / "empty.bin", "u32").count, 0u);
+}
+
 TEST(ArrayFile, ErrorsNameTheFileAndTheProblem) {
   scratch_dir dir;
   const std::string raw = dir / "odd.bin", npy = dir / "keys.npy", bad = dir / "bad.npy";

@@ -51,13 +51,23 @@ void require(const std::string& value, std::string_view option) {
   if (value.empty()) throw usage_error(std::string(option) + " FILE is required");
 }
 
-//! The checked input file; raw files need the key type from --type.
+//! The checked input file; raw files need the key type from --type. Opened first, so that a
+//! missing file or a directory is named as such rather than asked a key type.
 tools::array_file open_input(const std::string& path, std::string_view key_type) {
-  if (tools::format_of(path) == tools::file_format::raw && key_type.empty()) {
+  tools::array_file file;
+  try {
+    file = tools::inspect_array_file(path, key_type);
+  } catch (const tools::key_type_missing&) {
     throw usage_error("--type is required for the raw file '" + path +
                       "' (only .npy files name their key type)");
   }
-  return tools::inspect_array_file(path, key_type);
+  if (file.format != tools::format_of(path)) {  // a .npy file under another name
+    std::fprintf(stderr,
+                 "bitonic-sort: note: %s: begins with the .npy magic string: read as a .npy file "
+                 "of %llu %s keys, not as raw keys\n",
+                 path.c_str(), static_cast<unsigned long long>(file.count), file.key_type.data());
+  }
+  return file;
 }
 
 constexpr std::string_view to_string(order direction) {

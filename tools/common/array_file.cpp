@@ -143,13 +143,13 @@ file_format format_of(std::string_view path) {
 array_file inspect_array_file(const std::string& path, std::string_view key_type) {
   array_file file;
   file.path = path;
-  file.format = format_of(path);
   input_fd in(path);
+  std::string header(std::min<std::uint64_t>(npy::preamble_bytes, in.size()), '\0');
+  in.read_at(header.data(), header.size(), 0);
+  file.format = npy::has_magic(header) ? file_format::npy : format_of(path);
   if (file.format == file_format::npy) {
-    std::string header(std::min<std::uint64_t>(npy::preamble_bytes, in.size()), '\0');
     npy::array_header parsed;
     try {
-      in.read_at(header.data(), header.size(), 0);
       header.resize(npy::header_length(header, in.size()));
       in.read_at(header.data(), header.size(), 0);
       parsed = npy::parse_header(header, in.size());
@@ -165,6 +165,7 @@ array_file inspect_array_file(const std::string& path, std::string_view key_type
     file.data_offset = parsed.data_offset;
     return file;
   }
+  if (key_type.empty()) throw key_type_missing(path + ": a raw file: its key type must be given");
   std::size_t key_bytes = 0;
   if (!with_key_type(key_type, [&](auto key) {
         file.key_type = type_name<decltype(key)>();

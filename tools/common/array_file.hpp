@@ -25,9 +25,15 @@ class file_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+//! A raw file inspected without a key type: the caller must ask for one.
+class key_type_missing : public file_error {
+ public:
+  using file_error::file_error;
+};
+
 enum class file_format { raw, npy };
 
-//! .npy (any case) by the extension, raw otherwise.
+//! .npy (any case) by the extension, raw otherwise: the format of an output file.
 file_format format_of(std::string_view path);
 
 //! A readable array file, checked: where its keys are and what they are.
@@ -40,7 +46,10 @@ struct array_file {
 };
 
 //! Opens `path` and checks it: a .npy header (whose dtype must be `key_type` unless that is
-//! empty), or a raw file's size (a whole number of `key_type` keys; raw files need a key type).
+//! empty), or a raw file's size (a whole number of `key_type` keys; key_type_missing without one).
+//! A file is .npy when it begins with numpy's magic string, whatever its name (read as raw keys,
+//! its header would be sorted in), or when its name ends in .npy (then a missing magic string is
+//! an error); raw otherwise.
 array_file inspect_array_file(const std::string& path, std::string_view key_type);
 
 //! Keys in host memory, left uninitialised until the file's bytes are read straight into them.

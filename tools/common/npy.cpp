@@ -243,6 +243,10 @@ const dtype& parse_descr(std::string_view descr) {
 
 }  // namespace
 
+bool has_magic(std::string_view start) {
+  return start.starts_with(magic);
+}
+
 std::uint64_t header_length(std::string_view start, std::uint64_t file_size) {
   return read_preamble(start, file_size).header_end;
 }

@@ -40,6 +40,9 @@ struct array_header {
 //! format_error on a wrong magic string, an unknown version or a header that the file cannot hold.
 std::uint64_t header_length(std::string_view start, std::uint64_t file_size);
 
+//! Whether a file that begins with `start` is a .npy file by its first bytes (the magic string).
+bool has_magic(std::string_view start);
+
 //! Parses a whole header (header_length bytes from the start of a file of `file_size` bytes) and
 //! checks that the data after it holds exactly the keys of its shape. Keys may come in any order,
 //! with any whitespace and an optional trailing comma; the shape may be "(N,)" or "(N)". Throws
