@@ -63,12 +63,13 @@ class Cli : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << args[0] << " failed: " << r.err;
   }
 
-  //! Every file of the directory with its contents ("<dir>" for directories).
+  //! Every file of the directory with its contents ("<not read>" for directories, FIFOs, ...).
   std::map<std::string, std::string> snapshot() const {
     std::map<std::string, std::string> files;
     for (const std::string& name : dir.names()) {
-      const bool readable =
-          !std::filesystem::is_directory(path(name)) && ::access(path(name).c_str(), R_OK) == 0;
+      std::error_code loop;  // a link to itself is neither
+      const bool readable = std::filesystem::is_regular_file(path(name), loop) &&
+                            ::access(path(name).c_str(), R_OK) == 0;
       files[name] = readable ? read_file(path(name)) : "<not read>";
     }
     return files;
@@ -365,6 +366,31 @@ TEST_F(Cli, ReadsNpyContentsUnderAnyName) {
   }
   expect_failure({"sort", "--in", path("keys.bin"), "--out", path("out.bin"), "--type", "f32"}, 1,
                  "keys.bin: holds i32 keys (dtype '<i4'), not f32");
+}
+
+// 2. Raw files of zero bytes hold zero keys; files whose size says nothing of their contents
+// (pseudo-files, pipes, devices) are refused, not read as empty or waited on.
+TEST_F(Cli, EmptyRawFilesHoldZeroKeys) {
+  expect_success({"gen", "--out", path("empty.bin"), "--n", "0", "--type", "u64"});
+  EXPECT_EQ(read_file(path("empty.bin")), "");
+  expect_success({"sort", "--in", path("empty.bin"), "--out", path("sorted.bin"), "--type", "u64"});
+  EXPECT_EQ(read_file(path("sorted.bin")), "");
+  expect_success({"sort", "--in", path("empty.bin"), "--out", path("sorted.npy"), "--type", "u64"});
+  EXPECT_TRUE(read_all<std::uint64_t>(path("sorted.npy")).empty());
+  const run_result verified = run({"verify", "--in", path("sorted.bin"), "--type", "u64"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.err;
+  EXPECT_NE(verified.out.find("sorted (ascending), 0 u64 keys"), std::string::npos) << verified.out;
+  EXPECT_EQ(dir.names(), (std::set<std::string>{"empty.bin", "sorted.bin", "sorted.npy"}));
+}
+
+TEST_F(Cli, RefusesFilesOfUnknownSize) {
+  expect_failure({"sort", "--in", "/proc/self/status", "--out", path("out.bin"), "--type", "u32"},
+                 1, "/proc/self/status: reports a size of 0 bytes but has contents");
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  expect_failure({"sort", "--in", path("fifo"), "--out", path("out.bin"), "--type", "u32"}, 1,
+                 "fifo: is a pipe (FIFO)", "exec timeout 60 ");
+  expect_failure({"verify", "--in", "/dev/null", "--type", "u32"}, 1,
+                 "/dev/null: is a character device");
 }
 
 }  // namespace

@@ -57,18 +57,42 @@ class progress_bar {
   int shown_ = -1;
 };
 
+//! What a file that is not a regular file is, for the message that refuses it.
+std::string_view kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a pipe (FIFO)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 //! A file descriptor open for reading, closed on scope exit.
 class input_fd {
  public:
-  //! Opens `path` and checks that it is a regular file.
+  //! Opens `path` and checks that it is a regular file whose size tells its contents: the reads
+  //! are sized (and .npy headers checked) by it up front, so streams are refused, not guessed at.
   explicit input_fd(const std::string& path)
-      : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+      // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+      : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {
     if (fd_ < 0) throw file_error(system_error(path + ": cannot open it"));
+    const auto refuse = [&](const std::string& message) {
+      ::close(fd_);
+      throw file_error(message);
+    };
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw file_error(system_error(path + ": cannot stat it"));
-    if (S_ISDIR(st.st_mode)) throw file_error(path + ": is a directory");
-    if (!S_ISREG(st.st_mode)) throw file_error(path + ": not a regular file");
+    if (::fstat(fd_, &st) != 0) refuse(system_error(path + ": cannot stat it"));
+    if (S_ISDIR(st.st_mode)) refuse(path + ": is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      refuse(path + ": is " + std::string(kind_of(st.st_mode)) +
+             ": only regular files can be read (copy it to one first)");
+    }
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     size_ = static_cast<std::uint64_t>(st.st_size);
+    char probe = 0;
+    if (size_ == 0 && ::pread(fd_, &probe, 1, 0) > 0) {
+      refuse(path + ": reports a size of 0 bytes but has contents (a pseudo-file, as in /proc): " +
+             "copy it to a regular file first");
+    }
   }
   ~input_fd() { ::close(fd_); }
   input_fd(const input_fd&) = delete;
@@ -226,6 +250,7 @@ output_file::~output_file() {
 }
 
 void output_file::reserve(std::uint64_t size) {
+  if (size == 0) return;  // an empty raw file; fallocate refuses a length of 0
   if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0 && errno != EOPNOTSUPP &&
       errno != ENOSYS) {
     throw file_error(system_error(path_ + ": cannot reserve " + std::to_string(size) + " bytes"));
