@@ -393,6 +393,22 @@ TEST_F(Cli, RefusesFilesOfUnknownSize) {
                  "/dev/null: is a character device");
 }
 
+// 3. An option's value that looks like an option is refused (--out=VALUE takes anything).
+TEST_F(Cli, RefusesOptionsAsValues) {
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "100", "--type", "i32"});
+  const std::string in_dir = "cd '" + dir / "" + "' && exec ";
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", "--desc"}, 2,
+                 "--out needs a value, not the option '--desc'", in_dir);
+  expect_failure({"gen", "--out", path("a.bin"), "--n", "--type", "i32"}, 2,
+                 "--n needs a value, not the option '--type'", in_dir);
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", "-h"}, 2,
+                 "--out needs a value, not the option '-h'", in_dir);
+  const run_result odd_name =
+      run({"sort", "--in", path("keys.npy"), "--out=-odd.npy", "--desc"}, in_dir);
+  EXPECT_EQ(odd_name.exit_code, 0) << odd_name.err;
+  EXPECT_EQ(dir.names(), (std::set<std::string>{"-odd.npy", "keys.npy"}));
+}
+
 }  // namespace
 }  // namespace bitonic::test
 

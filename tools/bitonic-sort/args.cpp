@@ -33,7 +33,13 @@ std::vector<std::string_view> parse_options(std::span<const std::string_view> ar
     } else if (eq != std::string_view::npos) {
       match->apply(arg.substr(eq + 1));
     } else if (i + 1 < args.size()) {
-      match->apply(args[++i]);
+      const std::string_view value = args[++i];
+      if (value.size() > 1 && value.starts_with("-")) {  // "--out --desc": the value was forgotten
+        throw usage_error(std::string(name) + " needs a value, not the option '" +
+                          std::string(value) + "' (for a value that begins with '-', write " +
+                          std::string(name) + "=VALUE)");
+      }
+      match->apply(value);
     } else {
       throw usage_error(std::string(name) + " needs a value");
     }
