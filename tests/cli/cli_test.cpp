@@ -409,6 +409,14 @@ TEST_F(Cli, RefusesOptionsAsValues) {
   EXPECT_EQ(dir.names(), (std::set<std::string>{"-odd.npy", "keys.npy"}));
 }
 
+// 5. As strict as NumPy's reader: a shape that is not a tuple is refused.
+TEST_F(Cli, RefusesShapesThatAreNotTuples) {
+  write_file(path("scalar_shape.npy"),
+             npy_with("{'descr': '<i4', 'fortran_order': False, 'shape': (5)}"));
+  expect_failure({"sort", "--in", path("scalar_shape.npy"), "--out", path("out.npy")}, 1,
+                 "scalar_shape.npy: malformed header: the shape (5) is not a tuple");
+}
+
 }  // namespace
 }  // namespace bitonic::test
 
