@@ -417,6 +417,48 @@ TEST_F(Cli, RefusesShapesThatAreNotTuples) {
                  "scalar_shape.npy: malformed header: the shape (5) is not a tuple");
 }
 
+// 6. Messages that say what is wrong.
+TEST_F(Cli, MessagesSayWhatIsWrong) {
+  std::filesystem::create_directory(path("subdir"));
+  expect_failure({"sort", "--in", path("subdir"), "--out", path("out.bin")}, 1,
+                 "subdir: is a directory");
+  expect_failure({"verify", "--in", path("subdir")}, 1, "subdir: is a directory");
+
+  // -0.0 and +0.0 are equal in the sort order but different keys: show both, bits too.
+  write_file(path("plus_zero.bin"), std::string(4, '\0'));
+  write_file(path("minus_zero.bin"), std::string("\0\0\0\x80", 4));
+  const run_result zeros = run(
+      {"verify", "--in", path("minus_zero.bin"), "--ref", path("plus_zero.bin"), "--type", "f32"});
+  EXPECT_EQ(zeros.exit_code, 1);
+  EXPECT_NE(zeros.out.find("key 0 is -0 (bits 0x80000000) here and 0 (bits 0x00000000) there"),
+            std::string::npos)
+      << zeros.out;
+
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "1000", "--type", "f32"});
+  for (const std::string size : {"1.5G", "0.5K", "2T", "1536", "3.25MiB", "1k"}) {
+    SCOPED_TRACE(size);
+    expect_success(
+        {"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--max-device-bytes", size});
+  }
+  const std::string units = "a number of bytes with an optional unit K, M, G or T";
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "1.5X"}, 2,
+      "--max-device-bytes: '1.5X' is not " + units);
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "2GB"}, 2,
+      "--max-device-bytes: '2GB' is not " + units);
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "1.5"}, 2,
+      "--max-device-bytes: '1.5' is not a whole number of bytes");
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "20000000T"},
+      2, "--max-device-bytes: '20000000T' is more than");
+
+  // Out of host memory: said in words, not as "std::bad_alloc".
+  expect_failure({"demo", "--log2n", "30"}, 1, "bitonic-sort: error: out of host memory",
+                 "ulimit -v 4000000 && exec ");
+}
+
 }  // namespace
 }  // namespace bitonic::test
 

@@ -39,7 +39,9 @@ std::vector<std::string_view> parse_options(std::span<const std::string_view> ar
 std::uint64_t parse_uint(std::string_view option, std::string_view text, std::uint64_t min,
                          std::uint64_t max);
 
-//! `text` as a byte count with an optional binary suffix K, M or G ("512M"); at least 1.
+//! `text` as a byte count: a number with an optional unit K, M, G or T, powers of 1024, optionally
+//! written KiB ... TiB; with a unit, a fraction too ("1.5G": 1610612736 bytes, rounded down to
+//! whole bytes). At least 1 byte.
 std::uint64_t parse_bytes(std::string_view option, std::string_view text);
 
 //! "A:B" or "A": an inclusive range of log2 sizes within [0, max].

@@ -80,6 +80,15 @@ std::string format_key(Key key) {
   return std::string(text, std::to_chars(text, text + sizeof text, key).ptr);
 }
 
+//! "-0 (bits 0x80000000)": keys that print alike (-0.0 and +0.0, NaNs) told apart.
+template <class Key>
+std::string format_key_and_bits(Key key) {
+  char bits[32];
+  std::snprintf(bits, sizeof bits, "0x%0*llx", static_cast<int>(2 * sizeof(Key)),
+                static_cast<unsigned long long>(tools::key_bits(key)));
+  return format_key(key) + " (bits " + bits + ")";
+}
+
 //! Above this many keys, verify --ref compares multiset fingerprints instead of sorting both
 //! arrays by their bits (two single-threaded sorts of 2^31 keys take minutes).
 constexpr std::size_t exact_check_max_keys = std::size_t{1} << 26;
@@ -171,8 +180,8 @@ int verify_keys(const tools::array_file& in_file, const tools::array_file* ref_f
         "%s: sorted (%s), but its keys differ from those of %s: in bit order, key %zu is "
         "%s here and %s there\n",
         name, to_string(direction).data(), ref_file->path.c_str(),
-        static_cast<std::size_t>(differs - keys.begin()), format_key(*differs).c_str(),
-        format_key(*ref_differs).c_str());
+        static_cast<std::size_t>(differs - keys.begin()), format_key_and_bits(*differs).c_str(),
+        format_key_and_bits(*ref_differs).c_str());
     return 1;
   }
   std::printf("%s: sorted (%s), the same %zu %s keys as %s\n", name, to_string(direction).data(),

@@ -2,6 +2,7 @@
 // library or CUDA error, a failed check, no GPU where one is needed), 2 bad command line.
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,8 +71,9 @@ commands:
             --algo NAME     the variant (default automatic):
                             )" +
          variants + R"(
-            --max-device-bytes N   device memory the sort may use (suffix K, M or G);
-                            larger data is sorted out of core, in runs that are merged
+            --max-device-bytes N   device memory the sort may use: bytes, or with a unit
+                            K M G T (powers of 1024), fractions too (1.5G); larger data is
+                            sorted out of core, in runs that are merged
   gen     write test keys to a file (.npy or raw by its extension)
             --out FILE      the file
             --n N           number of keys
@@ -114,7 +116,12 @@ int main(int argc, char** argv) {
   } catch (const usage_error& e) {
     std::fprintf(stderr, "bitonic-sort: %s\n\n%s", e.what(), usage().c_str());
     return 2;
-  } catch (const std::exception& e) {  // bitonic::error, CUDA errors of the bench, bad_alloc
+  } catch (const std::bad_alloc&) {  // what the commands do not catch themselves, in words
+    std::fprintf(stderr,
+                 "bitonic-sort: error: out of host memory (an allocation failed): use fewer keys "
+                 "or free memory\n");
+    return 1;
+  } catch (const std::exception& e) {  // bitonic::error, file errors, CUDA errors of the bench
     std::fprintf(stderr, "bitonic-sort: error: %s\n", e.what());
     return 1;
   }
