@@ -36,8 +36,9 @@ class Cli : public ::testing::Test {
   std::string path(std::string_view name) const { return dir / name; }
 
   //! Runs bitonic-sort with `args` through /bin/sh; `prefix` is shell text before the binary
-  //! ("ulimit ...; exec ", "exec timeout ...").
-  run_result run(const std::vector<std::string>& args, std::string_view prefix = "") const {
+  //! ("ulimit ...; exec ", "exec timeout ..."). Its stdout goes to `stdout_path` if given.
+  run_result run(const std::vector<std::string>& args, std::string_view prefix = "",
+                 std::string_view stdout_path = "") const {
     std::string command(prefix);
     const auto append_quoted = [&](std::string_view arg) {  // no test path holds a quote
       command.append(" '").append(arg).append("'");
@@ -47,13 +48,13 @@ class Cli : public ::testing::Test {
       append_quoted(arg);
     }
     command += " >";
-    append_quoted(logs / "out");
+    append_quoted(stdout_path.empty() ? logs / "out" : std::string(stdout_path));
     command += " 2>";
     append_quoted(logs / "err");
     const int status = std::system(command.c_str());
     run_result result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = read_file(logs / "out");
+    result.out = stdout_path.empty() ? read_file(logs / "out") : "";
     result.err = read_file(logs / "err");
     return result;
   }
@@ -457,6 +458,20 @@ TEST_F(Cli, MessagesSayWhatIsWrong) {
   // Out of host memory: said in words, not as "std::bad_alloc".
   expect_failure({"demo", "--log2n", "30"}, 1, "bitonic-sort: error: out of host memory",
                  "ulimit -v 4000000 && exec ");
+}
+
+// 7. Output that cannot be written is an error, on stdout too.
+TEST_F(Cli, FailedWritesToStdoutAreErrors) {
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "100", "--type", "u32"});
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"verify", "--in", path("keys.npy")}, {"--help"}, {"--version"}}) {
+    SCOPED_TRACE(args[0]);
+    const run_result r = run(args, "", "/dev/full");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("bitonic-sort: error: cannot write to standard output: No space left"),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // bitonic-sort: the command-line tool of the bitonic library. Exit codes: 0 success, 1 failure (a
-// library or CUDA error, a failed check, no GPU where one is needed), 2 bad command line.
+// library or CUDA error, a failed check, no GPU where one is needed, output that could not be
+// written), 2 bad command line.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -105,9 +108,10 @@ int dispatch(std::span<const std::string_view> args) {
 }  // namespace
 }  // namespace bitonic::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(std::span<const std::string_view> args) {
   using namespace bitonic::cli;
-  const std::vector<std::string_view> args(argv + 1, argv + argc);
   try {
     return dispatch(args);
   } catch (const help_requested&) {
@@ -125,4 +129,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bitonic-sort: error: %s\n", e.what());
     return 1;
   }
+}
+
+//! `status`, or 1 if what was printed on stdout did not all arrive (a full disk, a closed pipe):
+//! a verdict or a table that is lost must not look like success.
+int check_stdout(int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return status;
+  std::fprintf(stderr, "bitonic-sort: error: cannot write to standard output: %s\n",
+               !flushed && errno != 0 ? std::strerror(errno) : "a write failed");
+  return status == 0 ? 1 : status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  return check_stdout(run(args));
 }
