@@ -474,6 +474,32 @@ TEST_F(Cli, FailedWritesToStdoutAreErrors) {
   }
 }
 
+// 8. Without a GPU, bench runs what runs on the CPU and says in one line what it skipped.
+TEST_F(Cli, BenchWithoutGpuRunsTheCpuPeers) {
+  if (bitonic::gpu_available()) GTEST_SKIP() << "a GPU is present: bench runs everything";
+  const run_result host =
+      run({"bench", "--host", "--n", "1000", "--runs", "1", "--csv", path("host.csv")});
+  EXPECT_EQ(host.exit_code, 0) << host.err;
+  EXPECT_NE(host.out.find("sort_host"), std::string::npos) << host.out;
+  EXPECT_NE(host.out.find("std_sort"), std::string::npos) << host.out;
+  EXPECT_NE(host.err.find("no CUDA device: sort_host sorts on the CPU reference executor"),
+            std::string::npos)
+      << host.err;
+  EXPECT_NE(read_file(path("host.csv")).find(",sort_host,"), std::string::npos);
+
+  const run_result all = run({"bench", "--n", "1000", "--runs", "1", "--type", "f32,u64"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("qsort"), std::string::npos) << all.out;
+  EXPECT_NE(all.err.find("no CUDA device: skipped global_step fused_steps shared_tiles "
+                         "block_merge optimized automatic cub_radix cub_merge thrust_cmp "
+                         "(GPU only)"),
+            std::string::npos)
+      << all.err;
+
+  expect_failure({"bench", "--n", "1000", "--algo", "optimized,cub_radix"}, 1,
+                 "no CUDA device: nothing to run (GPU only: optimized cub_radix)");
+}
+
 }  // namespace
 }  // namespace bitonic::test
 

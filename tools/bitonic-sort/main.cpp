@@ -51,7 +51,7 @@ commands:
             --log2n N       2^N keys (default 24)
             --seed S        seed of the input (default 20261121)
   bench   time the variants and their peers side by side on the GPU; every result is
-          checked against std::sort
+          checked against std::sort (without a GPU: only std_sort, qsort and sort_host)
             --log2n A[:B]   sizes 2^A .. 2^B (default 20:27)
             --n N[,N...]    these sizes instead (any n, e.g. 100000000)
             --algo NAMES    comma list, may be repeated (default: all of them):
