@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -498,6 +499,22 @@ TEST_F(Cli, BenchWithoutGpuRunsTheCpuPeers) {
 
   expect_failure({"bench", "--n", "1000", "--algo", "optimized,cub_radix"}, 1,
                  "no CUDA device: nothing to run (GPU only: optimized cub_radix)");
+}
+
+// 11. --version, and options given twice are refused (lists that may repeat excepted).
+TEST_F(Cli, PrintsItsVersionAndRefusesRepeatedOptions) {
+  const run_result version = run({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_TRUE(std::regex_match(version.out, std::regex("bitonic-sort [0-9]+\\.[0-9]+\\.[0-9]+\n")))
+      << version.out;
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "100", "--type", "i32"});
+  expect_failure({"gen", "--out", path("a.bin"), "--n", "5", "--n", "6", "--type", "i32"}, 2,
+                 "--n given twice");
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", path("b.npy"), "--desc", "--desc"}, 2,
+                 "--desc given twice");
+  expect_failure({"verify", "--in=" + path("keys.npy"), "--in", path("keys.npy")}, 2,
+                 "--in given twice");
+  expect_failure({"bench", "--runs", "1", "--runs", "2"}, 2, "--runs given twice");
 }
 
 }  // namespace

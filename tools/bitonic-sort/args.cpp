@@ -9,6 +9,7 @@ std::vector<std::string_view> parse_options(std::span<const std::string_view> ar
                                             std::span<const option> options,
                                             std::size_t max_positional) {
   std::vector<std::string_view> positional;
+  std::vector<bool> given(options.size(), false);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
     if (arg == "--help" || arg == "-h") throw help_requested{};
@@ -26,6 +27,11 @@ std::vector<std::string_view> parse_options(std::span<const std::string_view> ar
       if (o.name == name) match = &o;
     }
     if (match == nullptr) throw usage_error("unknown option '" + std::string(name) + "'");
+    // The last of two values silently winning hides a mistake in a long command line.
+    if (given[match - options.data()] && !match->repeatable) {
+      throw usage_error(std::string(name) + " given twice");
+    }
+    given[match - options.data()] = true;
     if (!match->takes_value) {
       if (eq != std::string_view::npos) {
         throw usage_error(std::string(name) + " takes no value");

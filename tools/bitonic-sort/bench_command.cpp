@@ -39,7 +39,8 @@ int bench_command(std::span<const std::string_view> args) {
            }
            algos.push_back(name);
          }
-       }},
+       },
+       true, true},
       {"--type",
        [&](std::string_view v) {
          for (std::string_view name : split_list("--type", v)) {

@@ -88,7 +88,8 @@ commands:
             --ref FILE      must hold the same keys, bit for bit, in any order
             --type T        key type of raw files
             --desc          check descending order
-  help    show this text
+  help    show this text (also --help, -h)
+  --version  print the version
 
 exit status: 0 success, 1 failure (error, bad file, failed check or verify, no GPU for bench),
 2 usage error
@@ -99,6 +100,10 @@ int dispatch(std::span<const std::string_view> args) {
   if (args.empty()) throw usage_error("no command given");
   const std::string_view name = args.front();
   if (name == "help" || name == "--help" || name == "-h") throw help_requested{};
+  if (name == "--version") {
+    std::puts("bitonic-sort " BITONIC_SORT_VERSION);
+    return 0;
+  }
   for (const command& c : commands) {
     if (c.name == name) return c.run(args.subspan(1));
   }
