@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -409,6 +410,53 @@ TEST_F(Cli, RefusesOptionsAsValues) {
       run({"sort", "--in", path("keys.npy"), "--out=-odd.npy", "--desc"}, in_dir);
   EXPECT_EQ(odd_name.exit_code, 0) << odd_name.err;
   EXPECT_EQ(dir.names(), (std::set<std::string>{"-odd.npy", "keys.npy"}));
+}
+
+// 4. A run killed by SIGKILL leaves its temporary file behind; the next run writing the same
+// output removes it, and only it: not the temporary file of a live process, not look-alikes.
+TEST_F(Cli, NextRunRemovesStaleTemporaryFiles) {
+  const std::string script =
+      "'" + cli_path + "' gen --out '" + path("big.npy") +
+      "' --n 16777216 --type i64 --dist sorted >/dev/null 2>&1 & pid=$!; "
+      "while kill -0 $pid 2>/dev/null && ! ls -A '" +
+      dir / "" +
+      "' | grep -q '^[.]big[.]npy[.]tmp-'; do sleep 0.01; done; kill -KILL $pid; wait $pid";
+  const int status = std::system(script.c_str());
+  ASSERT_EQ(WEXITSTATUS(status), 128 + SIGKILL) << "gen ended before it could be killed";
+  ASSERT_EQ(dir.names().size(), 1u);
+  const std::string stale = *dir.names().begin();
+
+  const pid_t dead = ::fork();  // a process that has exited: its pid names no live process
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);
+  const std::string dead_temp = ".big.npy.tmp-" + std::to_string(dead) + "-a1B2c3";
+  const std::set<std::string> kept = {
+      ".big.npy.tmp-" + std::to_string(::getpid()) + "-a1B2c3",  // this process: alive
+      ".big.npy.tmp-x1B2c3", ".big.npy.tmp-" + std::to_string(dead) + "-a1B2c3.bak",
+      ".other.npy.tmp-" + std::to_string(dead) + "-a1B2c3",
+      "big.npy.tmp-" + std::to_string(dead) + "-a1B2c3"};
+  for (const std::string& name : kept) {
+    write_file(path(name), "not ours");
+  }
+  write_file(path(dead_temp), "stale");
+
+  const run_result r = run({"gen", "--out", path("big.npy"), "--n", "10", "--type", "i64"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("removed " + path(stale) + ", left behind by process"), std::string::npos)
+      << r.err;
+  std::set<std::string> expected = kept;
+  expected.insert("big.npy");
+  EXPECT_EQ(dir.names(), expected);
+}
+
+TEST_F(Cli, FileSizeLimitSignalLeavesNothingBehind) {
+  // Past `ulimit -f`, SIGXFSZ ends the run (its default action) as SIGTERM does: the temporary
+  // file goes first.
+  const run_result r = run({"gen", "--out", path("big.bin"), "--n", "100000", "--type", "u64"},
+                           "ulimit -c 0 && ulimit -f 64 && exec ");
+  EXPECT_EQ(r.exit_code, 128 + SIGXFSZ) << r.err;
+  EXPECT_TRUE(dir.names().empty());
 }
 
 // 5. As strict as NumPy's reader: a shape that is not a tuple is refused.

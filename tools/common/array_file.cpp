@@ -1,6 +1,8 @@
 #include "array_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,11 +10,14 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "npy.hpp"
 
@@ -133,7 +138,7 @@ extern "C" void remove_temp_and_reraise(int signal) {
 
 bool track_temp_file(const std::string& path) {
   static const bool handlers_installed = [] {
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGXFSZ}) {
       struct sigaction current {};
       if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) {
         continue;  // nohup and background jobs keep ignoring it
@@ -151,6 +156,54 @@ bool track_temp_file(const std::string& path) {
   std::atomic_signal_fence(std::memory_order_seq_cst);  // the path is complete before it counts
   has_pending_temp = 1;
   return true;
+}
+
+//! The process that wrote the temporary file `name` (`prefix` PID "-" and mkstemp's six
+//! characters), if that process no longer runs; nullopt for other names and for live writers.
+std::optional<pid_t> gone_writer(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  name.remove_prefix(prefix.size());
+  const std::size_t dash = name.find('-');
+  const std::string_view random = name.substr(dash == name.npos ? name.size() : dash + 1);
+  if (random.size() != 6 || !std::all_of(random.begin(), random.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0;
+      })) {
+    return std::nullopt;
+  }
+  pid_t pid = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + dash, pid);
+  if (ec != std::errc{} || end != name.data() + dash || pid <= 0) return std::nullopt;
+  if (::kill(pid, 0) == 0 || errno != ESRCH) return std::nullopt;  // alive (or another user's)
+  return pid;
+}
+
+//! Removes the temporary files `prefix`PID-XXXXXX in `directory` whose writers are gone (killed,
+//! crashed): no process has their PID and nobody holds their lock. Both, because a PID may live in
+//! another PID namespace (a container sharing the directory), and a lock is not yet taken in the
+//! instant after mkostemp.
+void remove_stale_temp_files(const std::string& directory, const std::string& prefix) {
+  DIR* listing = ::opendir(directory.c_str());
+  if (listing == nullptr) return;  // creating the temporary file will say what is wrong
+  std::vector<std::pair<std::string, pid_t>> stale;
+  while (const dirent* entry = ::readdir(listing)) {
+    if (const auto pid = gone_writer(entry->d_name, prefix))
+      stale.emplace_back(entry->d_name, *pid);
+  }
+  ::closedir(listing);
+  for (const auto& [name, pid] : stale) {
+    const std::string path = directory + "/" + name;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        ::unlink(path.c_str()) == 0) {
+      std::fprintf(stderr,
+                   "bitonic-sort: note: removed %s, left behind by process %d (no longer "
+                   "running)\n",
+                   path.c_str(), static_cast<int>(pid));
+    }
+    ::close(fd);
+  }
 }
 
 }  // namespace
@@ -234,12 +287,18 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
   const std::filesystem::path destination(path_);
   const std::string directory =
       destination.has_parent_path() ? destination.parent_path().string() : std::string(".");
-  temp_path_ = directory + "/." + destination.filename().string().substr(0, 200) + ".tmp-XXXXXX";
+  const std::string prefix =
+      std::string(".").append(destination.filename().string(), 0, 200).append(".tmp-");
+  remove_stale_temp_files(directory, prefix);
+  temp_path_ = directory + "/" + prefix + std::to_string(::getpid()) + "-XXXXXX";
   fd_ = ::mkostemp(temp_path_.data(), O_CLOEXEC);
   if (fd_ < 0) {
     throw file_error(
         system_error(path_ + ": cannot create a file in directory '" + directory + "'"));
   }
+  // Held until the file is closed or its process dies: while held, a later run leaves the file
+  // alone, whatever PID namespace the writer is in. Where locks are unsupported the PID tells.
+  ::flock(fd_, LOCK_EX | LOCK_NB);
   tracked_ = track_temp_file(temp_path_);
 }
 
