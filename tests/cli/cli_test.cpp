@@ -549,6 +549,49 @@ TEST_F(Cli, BenchWithoutGpuRunsTheCpuPeers) {
                  "no CUDA device: nothing to run (GPU only: optimized cub_radix)");
 }
 
+// 9. An output that is a symbolic link is written through to its target; the link stays.
+TEST_F(Cli, WritesThroughSymbolicLinks) {
+  expect_success({"gen", "--out", path("keys.bin"), "--n", "1000", "--type", "u32"});
+  const std::vector<std::uint32_t> input = read_all<std::uint32_t>(path("keys.bin"), "u32");
+  std::filesystem::create_directory(path("data"));
+  write_file(path("data/old.bin"), "old");
+  std::filesystem::create_symlink("data/old.bin", path("link.bin"));
+  expect_success({"sort", "--in", path("keys.bin"), "--out", path("link.bin"), "--type", "u32"});
+  EXPECT_TRUE(std::filesystem::is_symlink(path("link.bin")));
+  EXPECT_EQ(std::filesystem::read_symlink(path("link.bin")), "data/old.bin");
+  EXPECT_TRUE(matches_reference(read_all<std::uint32_t>(path("data/old.bin"), "u32"),
+                                tools::reference_sort(input, order::ascending)));
+
+  // In place through the link; then a chain of links whose last one dangles: the file appears
+  // where the chain points.
+  expect_success(
+      {"sort", "--in", path("link.bin"), "--out", path("link.bin"), "--type", "u32", "--desc"});
+  EXPECT_TRUE(matches_reference(read_all<std::uint32_t>(path("data/old.bin"), "u32"),
+                                tools::reference_sort(input, order::descending)));
+  std::filesystem::create_symlink("link2.bin", path("chain.bin"));
+  std::filesystem::create_symlink(path("data/new.bin"), path("link2.bin"));
+  expect_success({"sort", "--in", path("keys.bin"), "--out", path("chain.bin"), "--type", "u32"});
+  EXPECT_TRUE(std::filesystem::is_symlink(path("chain.bin")));
+  EXPECT_TRUE(std::filesystem::is_symlink(path("link2.bin")));
+  EXPECT_TRUE(
+      std::filesystem::is_regular_file(std::filesystem::symlink_status(path("data/new.bin"))));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(path("data")), {}), 2);  // no temp
+  EXPECT_EQ(dir.names(),
+            (std::set<std::string>{"chain.bin", "data", "keys.bin", "link.bin", "link2.bin"}));
+
+  std::filesystem::create_symlink("loop.bin", path("loop.bin"));
+  expect_failure({"sort", "--in", path("keys.bin"), "--out", path("loop.bin"), "--type", "u32"}, 1,
+                 "loop.bin: Too many levels of symbolic links");
+
+  // A hard link is another name of the same file: the output replaces the file under the name
+  // given, and the other names keep the old contents (README).
+  write_file(path("a.bin"), "old");
+  std::filesystem::create_hard_link(path("a.bin"), path("b.bin"));
+  expect_success({"sort", "--in", path("keys.bin"), "--out", path("a.bin"), "--type", "u32"});
+  EXPECT_EQ(read_file(path("b.bin")), "old");
+  EXPECT_EQ(read_all<std::uint32_t>(path("a.bin"), "u32").size(), input.size());
+}
+
 // 11. --version, and options given twice are refused (lists that may repeat excepted).
 TEST_F(Cli, PrintsItsVersionAndRefusesRepeatedOptions) {
   const run_result version = run({"--version"});

@@ -158,6 +158,25 @@ bool track_temp_file(const std::string& path) {
   return true;
 }
 
+//! `path` with the symbolic links of its last component followed, as open() follows them, up to
+//! the first name that is not a link (which need not exist: a dangling link's target is created).
+std::string follow_links(const std::string& path) {
+  std::filesystem::path current(path);
+  for (int links = 0; links <= 40; ++links) {  // Linux's limit
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current.string();
+    std::error_code error;
+    const std::filesystem::path target = std::filesystem::read_symlink(current, error);
+    if (error) {
+      throw file_error(path + ": cannot read the link " + current.string() + ": " +
+                       error.message());
+    }
+    current = target.is_absolute() ? target : current.parent_path() / target;
+  }
+  errno = ELOOP;
+  throw file_error(system_error(path));
+}
+
 //! The process that wrote the temporary file `name` (`prefix` PID "-" and mkstemp's six
 //! characters), if that process no longer runs; nullopt for other names and for live writers.
 std::optional<pid_t> gone_writer(std::string_view name, std::string_view prefix) {
@@ -269,9 +288,9 @@ void read_key_bytes(const array_file& file, void* dst, std::uint64_t bytes) {
   in.read_at(dst, bytes, file.data_offset, &bar);
 }
 
-output_file::output_file(std::string path) : path_(std::move(path)) {
+output_file::output_file(std::string path) : path_(std::move(path)), target_(follow_links(path_)) {
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0) {
+  if (::stat(target_.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) {
       throw file_error(path_ + ": exists and is not a regular file (not replacing it)");
     }
@@ -284,7 +303,7 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
     throw file_error(system_error(path_));
   }
   // Beside the destination, so that the final rename stays within one file system.
-  const std::filesystem::path destination(path_);
+  const std::filesystem::path destination(target_);
   const std::string directory =
       destination.has_parent_path() ? destination.parent_path().string() : std::string(".");
   const std::string prefix =
@@ -335,7 +354,7 @@ void output_file::commit() {
   if (::close(std::exchange(fd_, -1)) != 0) {
     throw file_error(system_error(path_ + ": writing to disk failed"));
   }
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     throw file_error(system_error(path_ + ": cannot rename '" + temp_path_ + "' to it"));
   }
   committed_ = true;
