@@ -91,8 +91,13 @@ commands:
   help    show this text (also --help, -h)
   --version  print the version
 
-exit status: 0 success, 1 failure (error, bad file, failed check or verify, no GPU for bench),
-2 usage error
+Options are given once each (bench --algo may repeat); a value may not begin with '-' unless
+written --name=VALUE. An input that begins with the .npy magic string is read as .npy whatever
+its name. Outputs go to a hidden temporary file beside them (beside the target of a symbolic
+link) that is renamed over them when complete; README says what an interrupted run leaves.
+
+exit status: 0 success, 1 failure (error, bad file, failed check or verify, nothing bench can
+run without a GPU, output that could not be written), 2 usage error
 )";
 }
 
