@@ -92,6 +92,10 @@ class type_run {
       : cfg_(cfg), device_(device), date_(date), csv_(csv) {
     for (const algorithm_id& a : cfg.algorithms)
       sorters_.push_back(make_gpu_sorter<Key>(a));
+    // Only GPU sorters need the device's stream and buffers (and without a GPU none are run).
+    if (std::any_of(sorters_.begin(), sorters_.end(), [](const auto& s) { return s != nullptr; })) {
+      workspace_.emplace();
+    }
   }
 
   //! Measures, checks and reports one size; true when everything passed.
@@ -101,7 +105,7 @@ class type_run {
     progress(where, "generating %zu uniform keys (seed %llu)\n", n,
              static_cast<unsigned long long>(cfg_.seed));
     input_ = tools::generate<Key>(n, tools::distribution::uniform, cfg_.seed);
-    workspace_.load(input_);
+    if (workspace_) workspace_->load(input_);
 
     const std::size_t count = cfg_.algorithms.size();
     std::vector<result_row> rows(count);
@@ -173,7 +177,7 @@ class type_run {
     try {
       const algorithm_id& algo = cfg_.algorithms[i];
       const unsigned host_runs = algo.kind == algorithm_kind::host_sort ? cfg_.runs : cfg_.cpu_runs;
-      measurement<Key> m = sorters_[i] ? workspace_.measure(*sorters_[i], input_, cfg_.runs)
+      measurement<Key> m = sorters_[i] ? workspace_->measure(*sorters_[i], input_, cfg_.runs)
                                        : measure_cpu<Key>(cpu_sorter<Key>(algo), input_, host_runs);
       row.internal_ms = m.internal_ms;
       row.total_ms = m.total_ms;
@@ -189,10 +193,31 @@ class type_run {
   const config& cfg_;
   std::string_view device_, date_;
   csv_writer* csv_;
-  gpu_workspace<Key> workspace_;
+  std::optional<gpu_workspace<Key>> workspace_;
   std::vector<std::unique_ptr<gpu_sorter<Key>>> sorters_;  // null for the CPU peers
   std::vector<Key> input_;
 };
+
+//! Without a GPU: keeps the algorithms that run on the CPU (std_sort, qsort, and sort_host on the
+//! CPU reference executor) and says in one line what was skipped; throws if none is left.
+void keep_cpu_algorithms(std::vector<algorithm_id>& algorithms) {
+  std::string skipped;
+  bool host_sort = false;
+  std::erase_if(algorithms, [&](const algorithm_id& a) {
+    host_sort = host_sort || a.kind == algorithm_kind::host_sort;
+    if (a.kind == algorithm_kind::cpu_peer || a.kind == algorithm_kind::host_sort) return false;
+    skipped += (skipped.empty() ? "" : " ") + std::string(a.name);
+    return true;
+  });
+  if (algorithms.empty()) {
+    throw std::runtime_error("no CUDA device: nothing to run (GPU only: " + skipped + ")");
+  }
+  std::string line = "no CUDA device:";
+  if (!skipped.empty()) line += " skipped " + skipped + " (GPU only);";
+  if (host_sort) line += " sort_host sorts on the CPU reference executor;";
+  line.back() = '\n';
+  std::fputs(line.c_str(), stderr);
+}
 
 }  // namespace
 
@@ -203,7 +228,9 @@ int run(const config& given) {
       if (a.kind != algorithm_kind::host_sort) cfg.algorithms.push_back(a);
     }
   }
-  const std::string device = current_device_name();
+  const bool gpu = bitonic::gpu_available();
+  if (!gpu) keep_cpu_algorithms(cfg.algorithms);
+  const std::string device = gpu ? current_device_name() : "no CUDA device (CPU only)";
   const std::string date = iso_date();
   std::unique_ptr<csv_writer> csv;
   if (!cfg.csv_path.empty()) csv = std::make_unique<csv_writer>(cfg.csv_path);

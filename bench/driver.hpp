@@ -26,8 +26,10 @@ struct config {
 };
 
 //! Runs the benchmark on the current CUDA device; returns the exit code: 0, or 1 when an
-//! algorithm failed or its result differed from std::sort. Throws on failures outside a single
-//! algorithm (no device, CSV not writable, an unknown key type).
+//! algorithm failed or its result differed from std::sort. Without a device it runs what runs on
+//! the CPU (std_sort, qsort, sort_host on the CPU reference executor) and says on stderr what it
+//! skipped. Throws on failures outside a single algorithm (nothing to run without a device, CSV
+//! not writable, an unknown key type).
 int run(const config& cfg);
 
 }  // namespace bitonic::bench

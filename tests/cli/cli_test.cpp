@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -36,8 +38,9 @@ class Cli : public ::testing::Test {
   std::string path(std::string_view name) const { return dir / name; }
 
   //! Runs bitonic-sort with `args` through /bin/sh; `prefix` is shell text before the binary
-  //! ("ulimit ...; exec ", "exec timeout ...").
-  run_result run(const std::vector<std::string>& args, std::string_view prefix = "") const {
+  //! ("ulimit ...; exec ", "exec timeout ..."). Its stdout goes to `stdout_path` if given.
+  run_result run(const std::vector<std::string>& args, std::string_view prefix = "",
+                 std::string_view stdout_path = "") const {
     std::string command(prefix);
     const auto append_quoted = [&](std::string_view arg) {  // no test path holds a quote
       command.append(" '").append(arg).append("'");
@@ -47,13 +50,13 @@ class Cli : public ::testing::Test {
       append_quoted(arg);
     }
     command += " >";
-    append_quoted(logs / "out");
+    append_quoted(stdout_path.empty() ? logs / "out" : std::string(stdout_path));
     command += " 2>";
     append_quoted(logs / "err");
     const int status = std::system(command.c_str());
     run_result result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = read_file(logs / "out");
+    result.out = stdout_path.empty() ? read_file(logs / "out") : "";
     result.err = read_file(logs / "err");
     return result;
   }
@@ -63,12 +66,13 @@ class Cli : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << args[0] << " failed: " << r.err;
   }
 
-  //! Every file of the directory with its contents ("<dir>" for directories).
+  //! Every file of the directory with its contents ("<not read>" for directories, FIFOs, ...).
   std::map<std::string, std::string> snapshot() const {
     std::map<std::string, std::string> files;
     for (const std::string& name : dir.names()) {
-      const bool readable =
-          !std::filesystem::is_directory(path(name)) && ::access(path(name).c_str(), R_OK) == 0;
+      std::error_code loop;  // a link to itself is neither
+      const bool readable = std::filesystem::is_regular_file(path(name), loop) &&
+                            ::access(path(name).c_str(), R_OK) == 0;
       files[name] = readable ? read_file(path(name)) : "<not read>";
     }
     return files;
@@ -309,6 +313,7 @@ TEST_F(Cli, GenAndVerifyRejectBadArguments) {
                  "--dist: unknown distribution 'zipf'");
   expect_failure({"verify", "--in", path("missing.npy")}, 1, "missing.npy: cannot open it");
   expect_failure({"verify", "--in", path("big_endian.npy")}, 1, "big_endian.npy: dtype '>f4'");
+  write_file(path("a.bin"), std::string(8, '\0'));  // opened first: a missing file says so
   expect_failure({"verify", "--in", path("a.bin")}, 2, "--type is required for the raw file");
 }
 
@@ -341,6 +346,266 @@ TEST_F(Cli, InterruptedRunLeavesNothingBehind) {
           "exec timeout -s TERM 0.3 ");
   EXPECT_EQ(r.exit_code, 124) << "not interrupted: " << r.err;
   EXPECT_TRUE(dir.names().empty());
+}
+
+// Issue 25, what a hostile user found: one test per item.
+
+// 1. A file that begins with the .npy magic string is read as .npy whatever its name, with a note;
+// never as raw keys with the header sorted in.
+TEST_F(Cli, ReadsNpyContentsUnderAnyName) {
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "1000", "--type", "i32", "--seed", "3"});
+  std::filesystem::copy_file(path("keys.npy"), path("keys.bin"));
+  const std::vector<std::int32_t> expected =
+      tools::reference_sort(read_all<std::int32_t>(path("keys.npy")), order::ascending);
+  for (const std::vector<std::string>& type : {std::vector<std::string>{}, {"--type", "i32"}}) {
+    std::vector<std::string> args = {"sort", "--in", path("keys.bin"), "--out", path("out.bin")};
+    args.insert(args.end(), type.begin(), type.end());
+    const run_result r = run(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(path("keys.bin") + ": begins with the .npy magic string: read as a .npy"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(matches_reference(read_all<std::int32_t>(path("out.bin"), "i32"), expected));
+  }
+  expect_failure({"sort", "--in", path("keys.bin"), "--out", path("out.bin"), "--type", "f32"}, 1,
+                 "keys.bin: holds i32 keys (dtype '<i4'), not f32");
+}
+
+// 2. Raw files of zero bytes hold zero keys; files whose size says nothing of their contents
+// (pseudo-files, pipes, devices) are refused, not read as empty or waited on.
+TEST_F(Cli, EmptyRawFilesHoldZeroKeys) {
+  expect_success({"gen", "--out", path("empty.bin"), "--n", "0", "--type", "u64"});
+  EXPECT_EQ(read_file(path("empty.bin")), "");
+  expect_success({"sort", "--in", path("empty.bin"), "--out", path("sorted.bin"), "--type", "u64"});
+  EXPECT_EQ(read_file(path("sorted.bin")), "");
+  expect_success({"sort", "--in", path("empty.bin"), "--out", path("sorted.npy"), "--type", "u64"});
+  EXPECT_TRUE(read_all<std::uint64_t>(path("sorted.npy")).empty());
+  const run_result verified = run({"verify", "--in", path("sorted.bin"), "--type", "u64"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.err;
+  EXPECT_NE(verified.out.find("sorted (ascending), 0 u64 keys"), std::string::npos) << verified.out;
+  EXPECT_EQ(dir.names(), (std::set<std::string>{"empty.bin", "sorted.bin", "sorted.npy"}));
+}
+
+TEST_F(Cli, RefusesFilesOfUnknownSize) {
+  expect_failure({"sort", "--in", "/proc/self/status", "--out", path("out.bin"), "--type", "u32"},
+                 1, "/proc/self/status: reports a size of 0 bytes but has contents");
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  expect_failure({"sort", "--in", path("fifo"), "--out", path("out.bin"), "--type", "u32"}, 1,
+                 "fifo: is a pipe (FIFO)", "exec timeout 60 ");
+  expect_failure({"verify", "--in", "/dev/null", "--type", "u32"}, 1,
+                 "/dev/null: is a character device");
+}
+
+// 3. An option's value that looks like an option is refused (--out=VALUE takes anything).
+TEST_F(Cli, RefusesOptionsAsValues) {
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "100", "--type", "i32"});
+  const std::string in_dir = "cd '" + dir / "" + "' && exec ";
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", "--desc"}, 2,
+                 "--out needs a value, not the option '--desc'", in_dir);
+  expect_failure({"gen", "--out", path("a.bin"), "--n", "--type", "i32"}, 2,
+                 "--n needs a value, not the option '--type'", in_dir);
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", "-h"}, 2,
+                 "--out needs a value, not the option '-h'", in_dir);
+  const run_result odd_name =
+      run({"sort", "--in", path("keys.npy"), "--out=-odd.npy", "--desc"}, in_dir);
+  EXPECT_EQ(odd_name.exit_code, 0) << odd_name.err;
+  EXPECT_EQ(dir.names(), (std::set<std::string>{"-odd.npy", "keys.npy"}));
+}
+
+// 4. A run killed by SIGKILL leaves its temporary file behind; the next run writing the same
+// output removes it, and only it: not the temporary file of a live process, not look-alikes.
+TEST_F(Cli, NextRunRemovesStaleTemporaryFiles) {
+  const std::string script =
+      "'" + cli_path + "' gen --out '" + path("big.npy") +
+      "' --n 16777216 --type i64 --dist sorted >/dev/null 2>&1 & pid=$!; "
+      "while kill -0 $pid 2>/dev/null && ! ls -A '" +
+      dir / "" +
+      "' | grep -q '^[.]big[.]npy[.]tmp-'; do sleep 0.01; done; kill -KILL $pid; wait $pid";
+  const int status = std::system(script.c_str());
+  ASSERT_EQ(WEXITSTATUS(status), 128 + SIGKILL) << "gen ended before it could be killed";
+  ASSERT_EQ(dir.names().size(), 1u);
+  const std::string stale = *dir.names().begin();
+
+  const pid_t dead = ::fork();  // a process that has exited: its pid names no live process
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);
+  const std::string dead_temp = ".big.npy.tmp-" + std::to_string(dead) + "-a1B2c3";
+  const std::set<std::string> kept = {
+      ".big.npy.tmp-" + std::to_string(::getpid()) + "-a1B2c3",  // this process: alive
+      ".big.npy.tmp-x1B2c3", ".big.npy.tmp-" + std::to_string(dead) + "-a1B2c3.bak",
+      ".other.npy.tmp-" + std::to_string(dead) + "-a1B2c3",
+      "big.npy.tmp-" + std::to_string(dead) + "-a1B2c3"};
+  for (const std::string& name : kept) {
+    write_file(path(name), "not ours");
+  }
+  write_file(path(dead_temp), "stale");
+
+  const run_result r = run({"gen", "--out", path("big.npy"), "--n", "10", "--type", "i64"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("removed " + path(stale) + ", left behind by process"), std::string::npos)
+      << r.err;
+  std::set<std::string> expected = kept;
+  expected.insert("big.npy");
+  EXPECT_EQ(dir.names(), expected);
+}
+
+TEST_F(Cli, FileSizeLimitSignalLeavesNothingBehind) {
+  // Past `ulimit -f`, SIGXFSZ ends the run (its default action) as SIGTERM does: the temporary
+  // file goes first.
+  const run_result r = run({"gen", "--out", path("big.bin"), "--n", "100000", "--type", "u64"},
+                           "ulimit -c 0 && ulimit -f 64 && exec ");
+  EXPECT_EQ(r.exit_code, 128 + SIGXFSZ) << r.err;
+  EXPECT_TRUE(dir.names().empty());
+}
+
+// 5. As strict as NumPy's reader: a shape that is not a tuple is refused.
+TEST_F(Cli, RefusesShapesThatAreNotTuples) {
+  write_file(path("scalar_shape.npy"),
+             npy_with("{'descr': '<i4', 'fortran_order': False, 'shape': (5)}"));
+  expect_failure({"sort", "--in", path("scalar_shape.npy"), "--out", path("out.npy")}, 1,
+                 "scalar_shape.npy: malformed header: the shape (5) is not a tuple");
+}
+
+// 6. Messages that say what is wrong.
+TEST_F(Cli, MessagesSayWhatIsWrong) {
+  std::filesystem::create_directory(path("subdir"));
+  expect_failure({"sort", "--in", path("subdir"), "--out", path("out.bin")}, 1,
+                 "subdir: is a directory");
+  expect_failure({"verify", "--in", path("subdir")}, 1, "subdir: is a directory");
+
+  // -0.0 and +0.0 are equal in the sort order but different keys: show both, bits too.
+  write_file(path("plus_zero.bin"), std::string(4, '\0'));
+  write_file(path("minus_zero.bin"), std::string("\0\0\0\x80", 4));
+  const run_result zeros = run(
+      {"verify", "--in", path("minus_zero.bin"), "--ref", path("plus_zero.bin"), "--type", "f32"});
+  EXPECT_EQ(zeros.exit_code, 1);
+  EXPECT_NE(zeros.out.find("key 0 is -0 (bits 0x80000000) here and 0 (bits 0x00000000) there"),
+            std::string::npos)
+      << zeros.out;
+
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "1000", "--type", "f32"});
+  for (const std::string size : {"1.5G", "0.5K", "2T", "1536", "3.25MiB", "1k"}) {
+    SCOPED_TRACE(size);
+    expect_success(
+        {"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--max-device-bytes", size});
+  }
+  const std::string units = "a number of bytes with an optional unit K, M, G or T";
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "1.5X"}, 2,
+      "--max-device-bytes: '1.5X' is not " + units);
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "2GB"}, 2,
+      "--max-device-bytes: '2GB' is not " + units);
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "1.5"}, 2,
+      "--max-device-bytes: '1.5' is not a whole number of bytes");
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--max-device-bytes", "20000000T"},
+      2, "--max-device-bytes: '20000000T' is more than");
+
+  // Out of host memory: said in words, not as "std::bad_alloc".
+  expect_failure({"demo", "--log2n", "30"}, 1, "bitonic-sort: error: out of host memory",
+                 "ulimit -v 4000000 && exec ");
+}
+
+// 7. Output that cannot be written is an error, on stdout too.
+TEST_F(Cli, FailedWritesToStdoutAreErrors) {
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "100", "--type", "u32"});
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"verify", "--in", path("keys.npy")}, {"--help"}, {"--version"}}) {
+    SCOPED_TRACE(args[0]);
+    const run_result r = run(args, "", "/dev/full");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("bitonic-sort: error: cannot write to standard output: No space left"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+// 8. Without a GPU, bench runs what runs on the CPU and says in one line what it skipped.
+TEST_F(Cli, BenchWithoutGpuRunsTheCpuPeers) {
+  if (bitonic::gpu_available()) GTEST_SKIP() << "a GPU is present: bench runs everything";
+  const run_result host =
+      run({"bench", "--host", "--n", "1000", "--runs", "1", "--csv", path("host.csv")});
+  EXPECT_EQ(host.exit_code, 0) << host.err;
+  EXPECT_NE(host.out.find("sort_host"), std::string::npos) << host.out;
+  EXPECT_NE(host.out.find("std_sort"), std::string::npos) << host.out;
+  EXPECT_NE(host.err.find("no CUDA device: sort_host sorts on the CPU reference executor"),
+            std::string::npos)
+      << host.err;
+  EXPECT_NE(read_file(path("host.csv")).find(",sort_host,"), std::string::npos);
+
+  const run_result all = run({"bench", "--n", "1000", "--runs", "1", "--type", "f32,u64"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("qsort"), std::string::npos) << all.out;
+  EXPECT_NE(all.err.find("no CUDA device: skipped global_step fused_steps shared_tiles "
+                         "block_merge optimized automatic cub_radix cub_merge thrust_cmp "
+                         "(GPU only)"),
+            std::string::npos)
+      << all.err;
+
+  expect_failure({"bench", "--n", "1000", "--algo", "optimized,cub_radix"}, 1,
+                 "no CUDA device: nothing to run (GPU only: optimized cub_radix)");
+}
+
+// 9. An output that is a symbolic link is written through to its target; the link stays.
+TEST_F(Cli, WritesThroughSymbolicLinks) {
+  expect_success({"gen", "--out", path("keys.bin"), "--n", "1000", "--type", "u32"});
+  const std::vector<std::uint32_t> input = read_all<std::uint32_t>(path("keys.bin"), "u32");
+  std::filesystem::create_directory(path("data"));
+  write_file(path("data/old.bin"), "old");
+  std::filesystem::create_symlink("data/old.bin", path("link.bin"));
+  expect_success({"sort", "--in", path("keys.bin"), "--out", path("link.bin"), "--type", "u32"});
+  EXPECT_TRUE(std::filesystem::is_symlink(path("link.bin")));
+  EXPECT_EQ(std::filesystem::read_symlink(path("link.bin")), "data/old.bin");
+  EXPECT_TRUE(matches_reference(read_all<std::uint32_t>(path("data/old.bin"), "u32"),
+                                tools::reference_sort(input, order::ascending)));
+
+  // In place through the link; then a chain of links whose last one dangles: the file appears
+  // where the chain points.
+  expect_success(
+      {"sort", "--in", path("link.bin"), "--out", path("link.bin"), "--type", "u32", "--desc"});
+  EXPECT_TRUE(matches_reference(read_all<std::uint32_t>(path("data/old.bin"), "u32"),
+                                tools::reference_sort(input, order::descending)));
+  std::filesystem::create_symlink("link2.bin", path("chain.bin"));
+  std::filesystem::create_symlink(path("data/new.bin"), path("link2.bin"));
+  expect_success({"sort", "--in", path("keys.bin"), "--out", path("chain.bin"), "--type", "u32"});
+  EXPECT_TRUE(std::filesystem::is_symlink(path("chain.bin")));
+  EXPECT_TRUE(std::filesystem::is_symlink(path("link2.bin")));
+  EXPECT_TRUE(
+      std::filesystem::is_regular_file(std::filesystem::symlink_status(path("data/new.bin"))));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(path("data")), {}), 2);  // no temp
+  EXPECT_EQ(dir.names(),
+            (std::set<std::string>{"chain.bin", "data", "keys.bin", "link.bin", "link2.bin"}));
+
+  std::filesystem::create_symlink("loop.bin", path("loop.bin"));
+  expect_failure({"sort", "--in", path("keys.bin"), "--out", path("loop.bin"), "--type", "u32"}, 1,
+                 "loop.bin: Too many levels of symbolic links");
+
+  // A hard link is another name of the same file: the output replaces the file under the name
+  // given, and the other names keep the old contents (README).
+  write_file(path("a.bin"), "old");
+  std::filesystem::create_hard_link(path("a.bin"), path("b.bin"));
+  expect_success({"sort", "--in", path("keys.bin"), "--out", path("a.bin"), "--type", "u32"});
+  EXPECT_EQ(read_file(path("b.bin")), "old");
+  EXPECT_EQ(read_all<std::uint32_t>(path("a.bin"), "u32").size(), input.size());
+}
+
+// 11. --version, and options given twice are refused (lists that may repeat excepted).
+TEST_F(Cli, PrintsItsVersionAndRefusesRepeatedOptions) {
+  const run_result version = run({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_TRUE(std::regex_match(version.out, std::regex("bitonic-sort [0-9]+\\.[0-9]+\\.[0-9]+\n")))
+      << version.out;
+  expect_success({"gen", "--out", path("keys.npy"), "--n", "100", "--type", "i32"});
+  expect_failure({"gen", "--out", path("a.bin"), "--n", "5", "--n", "6", "--type", "i32"}, 2,
+                 "--n given twice");
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", path("b.npy"), "--desc", "--desc"}, 2,
+                 "--desc given twice");
+  expect_failure({"verify", "--in=" + path("keys.npy"), "--in", path("keys.npy")}, 2,
+                 "--in given twice");
+  expect_failure({"bench", "--runs", "1", "--runs", "2"}, 2, "--runs given twice");
 }
 
 }  // namespace

@@ -83,8 +83,8 @@ TEST(NpyHeader, AcceptsWhatNumpyAccepts) {
       "{'shape': (5,), 'fortran_order': False, 'descr': '<i4'}",  // any order, no trailing comma
       R"({"descr":"<i4","fortran_order":False,"shape":(5,)})",    // double quotes, no spaces
       "{ 'descr' : '=i4' ,\n 'fortran_order' : False ,\t'shape' : ( 5 , ) , }",  // native order
-      "{'descr': 'i4', 'fortran_order': False, 'shape': (5)}",       // no byte order; (N) for (N,)
-      "{'descr': '<i4', 'fortran_order': False, 'shape': (5L,), }",  // Python 2's long
+      "{'descr': 'i4', 'fortran_order': False, 'shape': (5,)}",                  // no byte order
+      "{'descr': '<i4', 'fortran_order': False, 'shape': (5L,), }",              // Python 2's long
   };
   for (const std::string_view dict : dicts) {
     const std::string file = npy_file(dict);
@@ -94,6 +94,16 @@ TEST(NpyHeader, AcceptsWhatNumpyAccepts) {
     EXPECT_EQ(parsed.key_type, "i32") << dict;
     EXPECT_EQ(parsed.count, 5u) << dict;
   }
+}
+
+TEST(NpyHeader, NeedsNoPaddingAsNumpysReader) {
+  // numpy writes headers padded to 64 bytes and ending in '\n', but its reader requires neither.
+  const std::string dict(valid_dict);
+  const std::string file =
+      std::string("\x93NUMPY\x01\x00", 8) + char(dict.size()) + '\0' + dict + std::string(20, '\0');
+  const npy::array_header parsed = npy::parse_header(file, file.size());
+  EXPECT_EQ(parsed.count, 5u);
+  EXPECT_EQ(parsed.data_offset, 10 + dict.size());
 }
 
 TEST(NpyHeader, MapsEveryDtype) {
@@ -156,6 +166,14 @@ TEST(NpyHeader, RejectsMalformedAndUnsupportedFiles) {
       {"2-D", with_shape("(2, 3)"), "shape (2, 3) has 2 dimensions"},
       {"column", with_shape("(5, 1)"), "2 dimensions"},
       {"0-D", with_shape("()"), "0 dimensions"},
+      {"not a tuple", with_shape("(5)"), "the shape (5) is not a tuple"},
+      {"not a tuple at all", with_shape("5"), "expected '('"},
+      {"leading zero", with_shape("(05,)"), "leading zeros"},
+      {"lower-case long", with_shape("(5l,)"), "expected ','"},
+      {"long in version 3.0",
+       npy::frame_header("{'descr': '<i4', 'fortran_order': False, 'shape': (5L,)}", 3) +
+           std::string(20, '\0'),
+       "expected ','"},
       {"negative dimension", with_shape("(-5,)"), "expected a dimension"},
       {"huge dimension", with_shape("(123456789012345678901234567890,)"), "dimension too large"},
       {"missing shape", npy_file("{'descr': '<i4', 'fortran_order': False}"), "no 'shape' key"},
@@ -225,6 +243,20 @@ TEST(ArrayFile, FormatFollowsTheExtension) {
   EXPECT_EQ(tools::format_of("a.bin"), file_format::raw);
   EXPECT_EQ(tools::format_of("npy"), file_format::raw);
   EXPECT_EQ(tools::format_of("a.npy.gz"), file_format::raw);
+}
+
+TEST(ArrayFile, NpyContentsAreNpyUnderAnyName) {
+  scratch_dir dir;
+  write_file(dir / "keys.bin", npy_file(valid_dict));
+  const tools::array_file file = tools::inspect_array_file(dir / "keys.bin", "");
+  EXPECT_EQ(file.format, file_format::npy);
+  EXPECT_EQ(file.key_type, "i32");
+  EXPECT_EQ(file.count, 5u);
+  write_file(dir / "raw.bin", std::string(8, '\0'));
+  EXPECT_THROW(tools::inspect_array_file(dir / "raw.bin", ""), tools::key_type_missing);
+  EXPECT_EQ(tools::inspect_array_file(dir / "raw.bin", "u64").format, file_format::raw);
+  write_file(dir / "empty.bin", "");
+  EXPECT_EQ(tools::inspect_array_file(dir / "empty.bin", "u32").count, 0u);
 }
 
 TEST(ArrayFile, ErrorsNameTheFileAndTheProblem) {

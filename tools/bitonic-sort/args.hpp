@@ -1,6 +1,8 @@
 // A tiny command-line option parser: every command lists the options it accepts, anything else is
 // a usage error. Options are "--name VALUE", "--name=VALUE" or flags; "--help" anywhere asks for
-// the usage text.
+// the usage text. An option may be given once (unless it is a list that may repeat), and a VALUE
+// after a space may not begin with '-': "--out --desc" is a missing value, not a file "--desc"
+// ("--out=--desc" names that file).
 #pragma once
 
 #include <cstdint>
@@ -27,10 +29,12 @@ struct option {
   //! Called with the option's value (empty for a flag); throws usage_error on a bad value.
   std::function<void(std::string_view value)> apply;
   bool takes_value = true;
+  bool repeatable = false;  //!< a list that each use extends ("--algo a --algo b")
 };
 
 //! Applies `args` to `options` in order and returns the positional arguments. Throws
-//! usage_error on an unknown option, a missing value or more than `max_positional` positionals.
+//! usage_error on an unknown option, a missing value, an option given twice that may not repeat,
+//! or more than `max_positional` positionals.
 std::vector<std::string_view> parse_options(std::span<const std::string_view> args,
                                             std::span<const option> options,
                                             std::size_t max_positional = 0);
@@ -39,7 +43,9 @@ std::vector<std::string_view> parse_options(std::span<const std::string_view> ar
 std::uint64_t parse_uint(std::string_view option, std::string_view text, std::uint64_t min,
                          std::uint64_t max);
 
-//! `text` as a byte count with an optional binary suffix K, M or G ("512M"); at least 1.
+//! `text` as a byte count: a number with an optional unit K, M, G or T, powers of 1024, optionally
+//! written KiB ... TiB; with a unit, a fraction too ("1.5G": 1610612736 bytes, rounded down to
+//! whole bytes). At least 1 byte.
 std::uint64_t parse_bytes(std::string_view option, std::string_view text);
 
 //! "A:B" or "A": an inclusive range of log2 sizes within [0, max].

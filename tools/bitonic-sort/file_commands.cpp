@@ -51,13 +51,23 @@ void require(const std::string& value, std::string_view option) {
   if (value.empty()) throw usage_error(std::string(option) + " FILE is required");
 }
 
-//! The checked input file; raw files need the key type from --type.
+//! The checked input file; raw files need the key type from --type. Opened first, so that a
+//! missing file or a directory is named as such rather than asked a key type.
 tools::array_file open_input(const std::string& path, std::string_view key_type) {
-  if (tools::format_of(path) == tools::file_format::raw && key_type.empty()) {
+  tools::array_file file;
+  try {
+    file = tools::inspect_array_file(path, key_type);
+  } catch (const tools::key_type_missing&) {
     throw usage_error("--type is required for the raw file '" + path +
                       "' (only .npy files name their key type)");
   }
-  return tools::inspect_array_file(path, key_type);
+  if (file.format != tools::format_of(path)) {  // a .npy file under another name
+    std::fprintf(stderr,
+                 "bitonic-sort: note: %s: begins with the .npy magic string: read as a .npy file "
+                 "of %llu %s keys, not as raw keys\n",
+                 path.c_str(), static_cast<unsigned long long>(file.count), file.key_type.data());
+  }
+  return file;
 }
 
 constexpr std::string_view to_string(order direction) {
@@ -68,6 +78,15 @@ template <class Key>
 std::string format_key(Key key) {
   char text[64];
   return std::string(text, std::to_chars(text, text + sizeof text, key).ptr);
+}
+
+//! "-0 (bits 0x80000000)": keys that print alike (-0.0 and +0.0, NaNs) told apart.
+template <class Key>
+std::string format_key_and_bits(Key key) {
+  char bits[32];
+  std::snprintf(bits, sizeof bits, "0x%0*llx", static_cast<int>(2 * sizeof(Key)),
+                static_cast<unsigned long long>(tools::key_bits(key)));
+  return format_key(key) + " (bits " + bits + ")";
 }
 
 //! Above this many keys, verify --ref compares multiset fingerprints instead of sorting both
@@ -161,8 +180,8 @@ int verify_keys(const tools::array_file& in_file, const tools::array_file* ref_f
         "%s: sorted (%s), but its keys differ from those of %s: in bit order, key %zu is "
         "%s here and %s there\n",
         name, to_string(direction).data(), ref_file->path.c_str(),
-        static_cast<std::size_t>(differs - keys.begin()), format_key(*differs).c_str(),
-        format_key(*ref_differs).c_str());
+        static_cast<std::size_t>(differs - keys.begin()), format_key_and_bits(*differs).c_str(),
+        format_key_and_bits(*ref_differs).c_str());
     return 1;
   }
   std::printf("%s: sorted (%s), the same %zu %s keys as %s\n", name, to_string(direction).data(),

@@ -1,7 +1,11 @@
 // bitonic-sort: the command-line tool of the bitonic library. Exit codes: 0 success, 1 failure (a
-// library or CUDA error, a failed check, no GPU where one is needed), 2 bad command line.
+// library or CUDA error, a failed check, no GPU where one is needed, output that could not be
+// written), 2 bad command line.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,7 +51,7 @@ commands:
             --log2n N       2^N keys (default 24)
             --seed S        seed of the input (default 20261121)
   bench   time the variants and their peers side by side on the GPU; every result is
-          checked against std::sort
+          checked against std::sort (without a GPU: only std_sort, qsort and sort_host)
             --log2n A[:B]   sizes 2^A .. 2^B (default 20:27)
             --n N[,N...]    these sizes instead (any n, e.g. 100000000)
             --algo NAMES    comma list, may be repeated (default: all of them):
@@ -70,8 +74,9 @@ commands:
             --algo NAME     the variant (default automatic):
                             )" +
          variants + R"(
-            --max-device-bytes N   device memory the sort may use (suffix K, M or G);
-                            larger data is sorted out of core, in runs that are merged
+            --max-device-bytes N   device memory the sort may use: bytes, or with a unit
+                            K M G T (powers of 1024), fractions too (1.5G); larger data is
+                            sorted out of core, in runs that are merged
   gen     write test keys to a file (.npy or raw by its extension)
             --out FILE      the file
             --n N           number of keys
@@ -83,10 +88,16 @@ commands:
             --ref FILE      must hold the same keys, bit for bit, in any order
             --type T        key type of raw files
             --desc          check descending order
-  help    show this text
+  help    show this text (also --help, -h)
+  --version  print the version
 
-exit status: 0 success, 1 failure (error, bad file, failed check or verify, no GPU for bench),
-2 usage error
+Options are given once each (bench --algo may repeat); a value may not begin with '-' unless
+written --name=VALUE. An input that begins with the .npy magic string is read as .npy whatever
+its name. Outputs go to a hidden temporary file beside them (beside the target of a symbolic
+link) that is renamed over them when complete; README says what an interrupted run leaves.
+
+exit status: 0 success, 1 failure (error, bad file, failed check or verify, nothing bench can
+run without a GPU, output that could not be written), 2 usage error
 )";
 }
 
@@ -94,6 +105,10 @@ int dispatch(std::span<const std::string_view> args) {
   if (args.empty()) throw usage_error("no command given");
   const std::string_view name = args.front();
   if (name == "help" || name == "--help" || name == "-h") throw help_requested{};
+  if (name == "--version") {
+    std::puts("bitonic-sort " BITONIC_SORT_VERSION);
+    return 0;
+  }
   for (const command& c : commands) {
     if (c.name == name) return c.run(args.subspan(1));
   }
@@ -103,9 +118,10 @@ int dispatch(std::span<const std::string_view> args) {
 }  // namespace
 }  // namespace bitonic::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(std::span<const std::string_view> args) {
   using namespace bitonic::cli;
-  const std::vector<std::string_view> args(argv + 1, argv + argc);
   try {
     return dispatch(args);
   } catch (const help_requested&) {
@@ -114,8 +130,31 @@ int main(int argc, char** argv) {
   } catch (const usage_error& e) {
     std::fprintf(stderr, "bitonic-sort: %s\n\n%s", e.what(), usage().c_str());
     return 2;
-  } catch (const std::exception& e) {  // bitonic::error, CUDA errors of the bench, bad_alloc
+  } catch (const std::bad_alloc&) {  // what the commands do not catch themselves, in words
+    std::fprintf(stderr,
+                 "bitonic-sort: error: out of host memory (an allocation failed): use fewer keys "
+                 "or free memory\n");
+    return 1;
+  } catch (const std::exception& e) {  // bitonic::error, file errors, CUDA errors of the bench
     std::fprintf(stderr, "bitonic-sort: error: %s\n", e.what());
     return 1;
   }
+}
+
+//! `status`, or 1 if what was printed on stdout did not all arrive (a full disk, a closed pipe):
+//! a verdict or a table that is lost must not look like success.
+int check_stdout(int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return status;
+  std::fprintf(stderr, "bitonic-sort: error: cannot write to standard output: %s\n",
+               !flushed && errno != 0 ? std::strerror(errno) : "a write failed");
+  return status == 0 ? 1 : status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  return check_stdout(run(args));
 }

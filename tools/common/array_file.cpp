@@ -1,6 +1,8 @@
 #include "array_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,11 +10,14 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "npy.hpp"
 
@@ -57,18 +62,42 @@ class progress_bar {
   int shown_ = -1;
 };
 
+//! What a file that is not a regular file is, for the message that refuses it.
+std::string_view kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a pipe (FIFO)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 //! A file descriptor open for reading, closed on scope exit.
 class input_fd {
  public:
-  //! Opens `path` and checks that it is a regular file.
+  //! Opens `path` and checks that it is a regular file whose size tells its contents: the reads
+  //! are sized (and .npy headers checked) by it up front, so streams are refused, not guessed at.
   explicit input_fd(const std::string& path)
-      : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+      // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+      : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {
     if (fd_ < 0) throw file_error(system_error(path + ": cannot open it"));
+    const auto refuse = [&](const std::string& message) {
+      ::close(fd_);
+      throw file_error(message);
+    };
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw file_error(system_error(path + ": cannot stat it"));
-    if (S_ISDIR(st.st_mode)) throw file_error(path + ": is a directory");
-    if (!S_ISREG(st.st_mode)) throw file_error(path + ": not a regular file");
+    if (::fstat(fd_, &st) != 0) refuse(system_error(path + ": cannot stat it"));
+    if (S_ISDIR(st.st_mode)) refuse(path + ": is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      refuse(path + ": is " + std::string(kind_of(st.st_mode)) +
+             ": only regular files can be read (copy it to one first)");
+    }
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     size_ = static_cast<std::uint64_t>(st.st_size);
+    char probe = 0;
+    if (size_ == 0 && ::pread(fd_, &probe, 1, 0) > 0) {
+      refuse(path + ": reports a size of 0 bytes but has contents (a pseudo-file, as in /proc): " +
+             "copy it to a regular file first");
+    }
   }
   ~input_fd() { ::close(fd_); }
   input_fd(const input_fd&) = delete;
@@ -109,7 +138,7 @@ extern "C" void remove_temp_and_reraise(int signal) {
 
 bool track_temp_file(const std::string& path) {
   static const bool handlers_installed = [] {
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGXFSZ}) {
       struct sigaction current {};
       if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) {
         continue;  // nohup and background jobs keep ignoring it
@@ -129,6 +158,73 @@ bool track_temp_file(const std::string& path) {
   return true;
 }
 
+//! `path` with the symbolic links of its last component followed, as open() follows them, up to
+//! the first name that is not a link (which need not exist: a dangling link's target is created).
+std::string follow_links(const std::string& path) {
+  std::filesystem::path current(path);
+  for (int links = 0; links <= 40; ++links) {  // Linux's limit
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current.string();
+    std::error_code error;
+    const std::filesystem::path target = std::filesystem::read_symlink(current, error);
+    if (error) {
+      throw file_error(path + ": cannot read the link " + current.string() + ": " +
+                       error.message());
+    }
+    current = target.is_absolute() ? target : current.parent_path() / target;
+  }
+  errno = ELOOP;
+  throw file_error(system_error(path));
+}
+
+//! The process that wrote the temporary file `name` (`prefix` PID "-" and mkstemp's six
+//! characters), if that process no longer runs; nullopt for other names and for live writers.
+std::optional<pid_t> gone_writer(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  name.remove_prefix(prefix.size());
+  const std::size_t dash = name.find('-');
+  const std::string_view random = name.substr(dash == name.npos ? name.size() : dash + 1);
+  if (random.size() != 6 || !std::all_of(random.begin(), random.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0;
+      })) {
+    return std::nullopt;
+  }
+  pid_t pid = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + dash, pid);
+  if (ec != std::errc{} || end != name.data() + dash || pid <= 0) return std::nullopt;
+  if (::kill(pid, 0) == 0 || errno != ESRCH) return std::nullopt;  // alive (or another user's)
+  return pid;
+}
+
+//! Removes the temporary files `prefix`PID-XXXXXX in `directory` whose writers are gone (killed,
+//! crashed): no process has their PID and nobody holds their lock. Both, because a PID may live in
+//! another PID namespace (a container sharing the directory), and a lock is not yet taken in the
+//! instant after mkostemp.
+void remove_stale_temp_files(const std::string& directory, const std::string& prefix) {
+  DIR* listing = ::opendir(directory.c_str());
+  if (listing == nullptr) return;  // creating the temporary file will say what is wrong
+  std::vector<std::pair<std::string, pid_t>> stale;
+  while (const dirent* entry = ::readdir(listing)) {
+    if (const auto pid = gone_writer(entry->d_name, prefix))
+      stale.emplace_back(entry->d_name, *pid);
+  }
+  ::closedir(listing);
+  for (const auto& [name, pid] : stale) {
+    const std::string path = directory + "/" + name;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        ::unlink(path.c_str()) == 0) {
+      std::fprintf(stderr,
+                   "bitonic-sort: note: removed %s, left behind by process %d (no longer "
+                   "running)\n",
+                   path.c_str(), static_cast<int>(pid));
+    }
+    ::close(fd);
+  }
+}
+
 }  // namespace
 
 file_format format_of(std::string_view path) {
@@ -143,13 +239,13 @@ file_format format_of(std::string_view path) {
 array_file inspect_array_file(const std::string& path, std::string_view key_type) {
   array_file file;
   file.path = path;
-  file.format = format_of(path);
   input_fd in(path);
+  std::string header(std::min<std::uint64_t>(npy::preamble_bytes, in.size()), '\0');
+  in.read_at(header.data(), header.size(), 0);
+  file.format = npy::has_magic(header) ? file_format::npy : format_of(path);
   if (file.format == file_format::npy) {
-    std::string header(std::min<std::uint64_t>(npy::preamble_bytes, in.size()), '\0');
     npy::array_header parsed;
     try {
-      in.read_at(header.data(), header.size(), 0);
       header.resize(npy::header_length(header, in.size()));
       in.read_at(header.data(), header.size(), 0);
       parsed = npy::parse_header(header, in.size());
@@ -165,6 +261,7 @@ array_file inspect_array_file(const std::string& path, std::string_view key_type
     file.data_offset = parsed.data_offset;
     return file;
   }
+  if (key_type.empty()) throw key_type_missing(path + ": a raw file: its key type must be given");
   std::size_t key_bytes = 0;
   if (!with_key_type(key_type, [&](auto key) {
         file.key_type = type_name<decltype(key)>();
@@ -191,9 +288,9 @@ void read_key_bytes(const array_file& file, void* dst, std::uint64_t bytes) {
   in.read_at(dst, bytes, file.data_offset, &bar);
 }
 
-output_file::output_file(std::string path) : path_(std::move(path)) {
+output_file::output_file(std::string path) : path_(std::move(path)), target_(follow_links(path_)) {
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0) {
+  if (::stat(target_.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) {
       throw file_error(path_ + ": exists and is not a regular file (not replacing it)");
     }
@@ -206,15 +303,21 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
     throw file_error(system_error(path_));
   }
   // Beside the destination, so that the final rename stays within one file system.
-  const std::filesystem::path destination(path_);
+  const std::filesystem::path destination(target_);
   const std::string directory =
       destination.has_parent_path() ? destination.parent_path().string() : std::string(".");
-  temp_path_ = directory + "/." + destination.filename().string().substr(0, 200) + ".tmp-XXXXXX";
+  const std::string prefix =
+      std::string(".").append(destination.filename().string(), 0, 200).append(".tmp-");
+  remove_stale_temp_files(directory, prefix);
+  temp_path_ = directory + "/" + prefix + std::to_string(::getpid()) + "-XXXXXX";
   fd_ = ::mkostemp(temp_path_.data(), O_CLOEXEC);
   if (fd_ < 0) {
     throw file_error(
         system_error(path_ + ": cannot create a file in directory '" + directory + "'"));
   }
+  // Held until the file is closed or its process dies: while held, a later run leaves the file
+  // alone, whatever PID namespace the writer is in. Where locks are unsupported the PID tells.
+  ::flock(fd_, LOCK_EX | LOCK_NB);
   tracked_ = track_temp_file(temp_path_);
 }
 
@@ -225,6 +328,7 @@ output_file::~output_file() {
 }
 
 void output_file::reserve(std::uint64_t size) {
+  if (size == 0) return;  // an empty raw file; fallocate refuses a length of 0
   if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0 && errno != EOPNOTSUPP &&
       errno != ENOSYS) {
     throw file_error(system_error(path_ + ": cannot reserve " + std::to_string(size) + " bytes"));
@@ -250,7 +354,7 @@ void output_file::commit() {
   if (::close(std::exchange(fd_, -1)) != 0) {
     throw file_error(system_error(path_ + ": writing to disk failed"));
   }
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     throw file_error(system_error(path_ + ": cannot rename '" + temp_path_ + "' to it"));
   }
   committed_ = true;

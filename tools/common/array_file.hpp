@@ -1,9 +1,10 @@
 // Key arrays in files, as the CLI reads and writes them: NumPy .npy (the key type is in the header)
 // or raw little-endian keys (the key type comes from the user). Every failure throws file_error
-// naming the file. Output goes to a temporary file beside the destination that is renamed over it
-// only once complete, so that no failure or interruption leaves a partial file behind. Files of
-// 64 MiB or more show a progress bar while they are read or written, when stderr is a terminal.
-// Not part of the library.
+// naming the file. Inputs must be regular files (their size is read up front). Output goes to a
+// temporary file beside the destination (beside its target, for a symbolic link) that is renamed
+// over it only once complete, so that no failure or interruption leaves a partial file behind.
+// Files of 64 MiB or more show a progress bar while they are read or written, when stderr is a
+// terminal. Not part of the library.
 #pragma once
 
 #include <sys/types.h>
@@ -25,9 +26,15 @@ class file_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+//! A raw file inspected without a key type: the caller must ask for one.
+class key_type_missing : public file_error {
+ public:
+  using file_error::file_error;
+};
+
 enum class file_format { raw, npy };
 
-//! .npy (any case) by the extension, raw otherwise.
+//! .npy (any case) by the extension, raw otherwise: the format of an output file.
 file_format format_of(std::string_view path);
 
 //! A readable array file, checked: where its keys are and what they are.
@@ -40,7 +47,10 @@ struct array_file {
 };
 
 //! Opens `path` and checks it: a .npy header (whose dtype must be `key_type` unless that is
-//! empty), or a raw file's size (a whole number of `key_type` keys; raw files need a key type).
+//! empty), or a raw file's size (a whole number of `key_type` keys; key_type_missing without one).
+//! A file is .npy when it begins with numpy's magic string, whatever its name (read as raw keys,
+//! its header would be sorted in), or when its name ends in .npy (then a missing magic string is
+//! an error); raw otherwise.
 array_file inspect_array_file(const std::string& path, std::string_view key_type);
 
 //! Keys in host memory, left uninitialised until the file's bytes are read straight into them.
@@ -77,11 +87,20 @@ key_array<Key> read_keys(const array_file& file) {
 
 //! A file written in full or not at all. The bytes go to a temporary file beside `path`; commit()
 //! flushes it to disk and renames it over `path`. Destroyed without commit (on an error) it removes
-//! the temporary file; so do SIGINT, SIGTERM and SIGHUP while it is open.
+//! the temporary file; so do SIGINT, SIGTERM, SIGHUP and SIGXFSZ while it is open.
+//!
+//! A `path` that is a symbolic link (or a chain of them) is written through: the temporary file
+//! goes beside the link's final target, which the rename replaces; the links stay. A file with
+//! other hard links is replaced under `path` alone (the other names keep the old contents).
+//!
+//! The temporary file is ".NAME.tmp-PID-XXXXXX" (NAME the destination's name, PID the writing
+//! process), locked (flock) while written. Only SIGKILL, a crash or a power cut leave it behind;
+//! the next output_file of the same destination removes those left by processes that no longer
+//! run (no such PID, and the lock free), with a note on stderr.
 class output_file {
  public:
-  //! Throws file_error when `path` cannot be written: a missing or read-only directory, or a
-  //! destination that exists and is not a regular file (never replaced).
+  //! Throws file_error when `path` cannot be written: a missing or read-only directory, a
+  //! destination that exists and is not a regular file (never replaced), a loop of links.
   explicit output_file(std::string path);
   ~output_file();
   output_file(const output_file&) = delete;
@@ -95,7 +114,9 @@ class output_file {
   void commit();
 
  private:
-  std::string path_, temp_path_;
+  std::string path_;    //!< as given, for messages
+  std::string target_;  //!< path_ with its symbolic links followed: what commit() replaces
+  std::string temp_path_;
   int fd_ = -1;
   mode_t mode_ = 0;  //!< the destination's permissions: an existing file's, or 0666 less the umask
   bool committed_ = false;

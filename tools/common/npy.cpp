@@ -46,6 +46,7 @@ std::string_view trim_padding(std::string_view text) {
 
 //! Where the dict begins and the whole header ends, from the preamble.
 struct preamble {
+  unsigned major = 0;  //!< the format version's
   std::uint64_t dict_offset = 0;
   std::uint64_t header_end = 0;
 };
@@ -68,6 +69,7 @@ preamble read_preamble(std::string_view start, std::uint64_t file_size) {
   }
   const std::size_t length_bytes = major == 1 ? 2 : 4;
   preamble p;
+  p.major = major;
   p.dict_offset = magic.size() + 2 + length_bytes;
   if (start.size() < p.dict_offset) throw truncated(p.dict_offset);
   std::uint64_t length = 0;
@@ -102,7 +104,10 @@ std::string format_shape(const std::vector<std::uint64_t>& shape) {
 //! writes (a string, True/False, a tuple of integers).
 class dict_reader {
  public:
-  explicit dict_reader(std::string_view text) : text_(text) {}
+  //! `python2_longs`: dimensions may end in "L" (numpy reads it in versions 1.0 and 2.0, which
+  //! Python 2 wrote).
+  dict_reader(std::string_view text, bool python2_longs)
+      : text_(text), python2_longs_(python2_longs) {}
 
   header_fields read() {
     std::optional<std::string_view> descr;
@@ -140,6 +145,7 @@ class dict_reader {
 
  private:
   std::string_view text_;
+  bool python2_longs_;
   std::size_t pos_ = 0;
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -191,11 +197,13 @@ class dict_reader {
     fail("expected True or False");
   }
 
-  //! "(2, 3)", "(5,)", "(5)" (not a tuple in Python; numpy never writes it), "()"; Python 2's
-  //! long suffix "5L" too.
+  //! A Python tuple of integers: "(2, 3)", "(5,)", "()". "(5)" is the integer 5 in Python, not a
+  //! tuple, and numpy's reader refuses it; so do leading zeros ("05" is no Python integer).
   std::vector<std::uint64_t> tuple() {
     std::vector<std::uint64_t> items;
     expect('(');
+    const std::size_t start = pos_ - 1;
+    bool trailing_comma = false;
     while (!accept(')')) {
       skip_space();
       std::uint64_t value = 0;
@@ -203,11 +211,22 @@ class dict_reader {
       const auto [end, ec] = std::from_chars(first, text_.data() + text_.size(), value);
       if (ec == std::errc::result_out_of_range) fail("dimension too large");
       if (ec != std::errc{}) fail("expected a dimension (a non-negative integer)");
-      pos_ += end - first;
-      if (pos_ < text_.size() && (text_[pos_] == 'L' || text_[pos_] == 'l')) ++pos_;
+      const std::string_view digits(first, static_cast<std::size_t>(end - first));
+      if (digits.size() > 1 && digits.front() == '0' && value != 0) {
+        fail("leading zeros in the dimension " + std::string(digits) + " (not a Python integer)");
+      }
+      pos_ += digits.size();
+      if (python2_longs_ && pos_ < text_.size() && text_[pos_] == 'L') ++pos_;
       items.push_back(value);
+      trailing_comma = false;
       if (accept(')')) break;
       expect(',');
+      trailing_comma = true;
+    }
+    if (items.size() == 1 && !trailing_comma) {
+      const std::string shape(text_.substr(start, pos_ - start));
+      fail("the shape " + shape + " is not a tuple; a 1-D shape is written (" +
+           std::to_string(items[0]) + ",)");
     }
     return items;
   }
@@ -243,6 +262,10 @@ const dtype& parse_descr(std::string_view descr) {
 
 }  // namespace
 
+bool has_magic(std::string_view start) {
+  return start.starts_with(magic);
+}
+
 std::uint64_t header_length(std::string_view start, std::uint64_t file_size) {
   return read_preamble(start, file_size).header_end;
 }
@@ -254,7 +277,7 @@ array_header parse_header(std::string_view header, std::uint64_t file_size) {
                        std::to_string(p.header_end) + " bytes");
   }
   const header_fields fields =
-      dict_reader(header.substr(p.dict_offset, p.header_end - p.dict_offset)).read();
+      dict_reader(header.substr(p.dict_offset, p.header_end - p.dict_offset), p.major <= 2).read();
   const dtype& type = parse_descr(fields.descr);
   if (fields.fortran_order) {
     throw format_error("fortran_order is True: only C-order arrays are supported");

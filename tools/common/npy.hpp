@@ -40,11 +40,17 @@ struct array_header {
 //! format_error on a wrong magic string, an unknown version or a header that the file cannot hold.
 std::uint64_t header_length(std::string_view start, std::uint64_t file_size);
 
+//! Whether a file that begins with `start` is a .npy file by its first bytes (the magic string).
+bool has_magic(std::string_view start);
+
 //! Parses a whole header (header_length bytes from the start of a file of `file_size` bytes) and
-//! checks that the data after it holds exactly the keys of its shape. Keys may come in any order,
-//! with any whitespace and an optional trailing comma; the shape may be "(N,)" or "(N)". Throws
-//! format_error on anything else, and on what the CLI does not support: big-endian or other
-//! dtypes, Fortran order, shapes of more or fewer than one dimension.
+//! checks that the data after it holds exactly the keys of its shape. As strict as NumPy's reader
+//! (numpy.lib.format.read_array_header): a dict of exactly the keys descr, fortran_order and
+//! shape, in any order, with any whitespace and an optional trailing comma; the shape a tuple of
+//! integers ("(N,)", not "(N)"), with Python 2's long suffix "L" in versions 1.0 and 2.0 only;
+//! padding and the final '\n' are not required (numpy writes them; its reader does not ask).
+//! Throws format_error on anything else, and on what the CLI does not support: big-endian or
+//! other dtypes, Fortran order, shapes of more or fewer than one dimension.
 array_header parse_header(std::string_view header, std::uint64_t file_size);
 
 //! The header of a 1-D array of `count` keys of `key_type` ("i32", ...) as numpy writes it:
