@@ -540,7 +540,8 @@ TEST_F(Cli, BenchWithoutGpuRunsTheCpuPeers) {
   EXPECT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find("qsort"), std::string::npos) << all.out;
   EXPECT_NE(all.err.find("no CUDA device: skipped global_step fused_steps shared_tiles "
-                         "block_merge optimized automatic cub_radix cub_merge thrust_cmp "
+                         "block_merge optimized automatic automatic_workspace cub_radix "
+                         "cub_merge thrust_cmp "
                          "(GPU only)"),
             std::string::npos)
       << all.err;
