@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "host/cuda_check.hpp"
-#include "host/kernel_loading.hpp"
 #include "host/device.hpp"
+#include "host/kernel_loading.hpp"
 
 namespace bitonic::host {
 namespace {
