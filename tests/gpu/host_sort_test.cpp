@@ -45,6 +45,23 @@ TYPED_TEST(HostSort, PageableKeysMatchStdSort) {
   }
 }
 
+// Past one chunk, the stages above it on whole groups of chunks (4), on a partial group and a
+// lone partial chunk at the end (above), adversarial inputs, and with a device budget of one and
+// a half times the keys.
+TYPED_TEST(HostSort, StagesPastTheChunk) {
+  using Key = TypeParam;
+  const std::size_t chunk_keys = (std::size_t{16} << 20) / sizeof(Key);
+  for (const order direction : test::all_orders) {
+    for (const tools::distribution d :
+         {tools::distribution::few, tools::distribution::nan, tools::distribution::organ}) {
+      expect_host_sort<Key>(4 * chunk_keys, d, direction, 0);
+      expect_host_sort<Key>(3 * chunk_keys + 12345, d, direction, 0);
+    }
+    const std::size_t n = 3 * chunk_keys + 12345;
+    expect_host_sort<Key>(n, tools::distribution::uniform, direction, n * sizeof(Key) * 3 / 2);
+  }
+}
+
 TYPED_TEST(HostSort, OutOfCoreWithAnEighthOfTheDataOnTheDevice) {
   using Key = TypeParam;
   for (const std::size_t n : {(std::size_t{1} << 22) + 7, std::size_t{3} << 20}) {
