@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 BIN := $(BUILD_DIR)/bin
 SOURCES := $(shell git ls-files '*.hpp' '*.cpp' '*.cu' '*.cuh' 2>/dev/null)
 
-.PHONY: all configure build demo test bench install format check-format clean
+.PHONY: all configure build demo test bench install format check-format check-includes clean
 
 all: build
 
@@ -36,6 +36,9 @@ format:
 
 check-format:
 	clang-format --dry-run -Werror $(SOURCES)
+
+check-includes:
+	scripts/check-includes
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -10,11 +10,11 @@
 
 #include <unistd.h>  // sysconf
 
+#include "bench/keys.hpp"
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
 #include "bench/sorters.hpp"
 #include "bitonic/network.hpp"
-#include "tools/common/keys.hpp"
 
 namespace bitonic::bench {
 namespace {

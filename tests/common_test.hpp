@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/keys.hpp"
 #include "bitonic/bitonic.hpp"
-#include "keys.hpp"
 
 namespace bitonic::test {
 

@@ -112,7 +112,9 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //! pool per device, created by the first sort that needs scratch without a workspace). Waits for
 //! every device that has such a pool to finish its work (cudaDeviceSynchronize), as
 //! torch.cuda.empty_cache() does, then trims each pool to nothing. Safe to call at any time;
-//! later sorts allocate again. Throws bitonic::error on a failing CUDA call.
+//! later sorts allocate again. The pools live as long as the devices' contexts: an application
+//! that resets a device (cudaDeviceReset) must not sort on it without a workspace afterwards.
+//! Throws bitonic::error on a failing CUDA call.
 void release_cached_memory();
 
 //! Bytes the library's memory pool holds reserved on the current device (0 when it has none): the

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "array_file.hpp"
 #include "cli/scratch_files.hpp"
 #include "common_test.hpp"
-#include "npy.hpp"
+#include "tools/common/array_file.hpp"
+#include "tools/common/npy.hpp"
 
 namespace bitonic::test {
 namespace {

@@ -7,8 +7,8 @@
 #include "args.hpp"
 #include "bench/algorithms.hpp"
 #include "bench/driver.hpp"
+#include "bench/keys.hpp"
 #include "commands.hpp"
-#include "tools/common/keys.hpp"
 
 namespace bitonic::cli {
 

@@ -9,11 +9,11 @@
 #include "args.hpp"
 #include "bench/algorithms.hpp"
 #include "bench/driver.hpp"
+#include "bench/keys.hpp"
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
 #include "bench/sorters.hpp"
 #include "commands.hpp"
-#include "tools/common/keys.hpp"
 
 namespace bitonic::cli {
 

@@ -17,11 +17,11 @@
 #include "args.hpp"
 #include "bench/algorithms.hpp"
 #include "bench/driver.hpp"
+#include "bench/keys.hpp"
 #include "bitonic/bitonic.hpp"
 #include "bitonic/key_order.hpp"
 #include "commands.hpp"
 #include "tools/common/array_file.hpp"
-#include "tools/common/keys.hpp"
 
 namespace bitonic::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "keys.hpp"
+#include "bench/keys.hpp"
 
 namespace bitonic::tools {
 

@@ -1,6 +1,6 @@
-// Test and benchmark data shared by the tests, the benchmark and the CLI: the key types by name,
-// the input distributions, and the full check of a sort against std::sort. Not part of the
-// library.
+// The benchmark's inputs, which the tests and the CLI's gen and verify use too: the key types by
+// name, the input distributions, and the full check of a sort against std::sort. Not part of the
+// library; depends on its public headers only.
 #pragma once
 
 #include <algorithm>
