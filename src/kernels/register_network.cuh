@@ -51,17 +51,6 @@ __device__ __forceinline__ T opaque(T v) {
   return v;
 }
 
-//! The bits of m < 2^Log2K for which `index_of(m)` is below n.
-template <unsigned Log2K, class IndexOf>
-__device__ __forceinline__ unsigned valid_registers(network::index_t n, IndexOf index_of) {
-  unsigned valid = 0;
-#pragma unroll
-  for (unsigned m = 0; m < (1u << Log2K); ++m) {
-    valid |= unsigned(index_of(m) < n) << m;
-  }
-  return valid;
-}
-
 //! Local index of register m of thread t when the registers hold local bits [base, base + Log2K)
 //! and the thread index fills the other bits in order (lanes take the lowest free bits).
 template <unsigned Log2K, unsigned Base>
