@@ -17,17 +17,13 @@ class bitonic_sorter final : public gpu_sorter<Key> {
  public:
   bitonic_sorter(bitonic::algorithm algo, bool workspace) : algo_(algo), workspace_(workspace) {}
   void reserve(std::size_t n) override {
-    if (workspace_) {
-      const std::size_t bytes = bitonic::workspace_bytes<Key>(n, {.algo = algo_});
-      workspace_bytes_ = bytes;
-      workspace_memory_.reserve(bytes);
-    }
+    if (workspace_) workspace_memory_.reserve(bitonic::workspace_bytes<Key>(n, {.algo = algo_}));
   }
   const Key* sort(Key* d_keys, std::size_t n, cudaStream_t stream) override {
     bitonic::options opt{.algo = algo_, .stream = stream};
     if (workspace_) {
       opt.workspace = workspace_memory_.get();
-      opt.workspace_bytes = workspace_bytes_;
+      opt.workspace_bytes = workspace_memory_.capacity();
     }
     bitonic::sort(d_keys, n, opt);
     return d_keys;
@@ -36,8 +32,7 @@ class bitonic_sorter final : public gpu_sorter<Key> {
  private:
   bitonic::algorithm algo_;
   bool workspace_;
-  device_buffer<std::byte> workspace_memory_;
-  std::size_t workspace_bytes_ = 0;
+  device_buffer<std::byte> workspace_memory_;  // grows to the largest workspace_bytes asked
 };
 
 // qsort's three-way comparison in the library's total order (NaN last), so that its result is

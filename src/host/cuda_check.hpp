@@ -19,12 +19,6 @@ inline void check_cuda(cudaError_t status, const char* call) {
   if (status != cudaSuccess) throw_cuda_error(status, call);
 }
 
-//! After a kernel launch: reports launch-configuration errors (and earlier asynchronous ones).
-inline void check_launch(const char* kernel) {
-  const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) throw_cuda_error(status, kernel);
-}
-
 }  // namespace bitonic::host
 
 #define BITONIC_CUDA_CHECK(call) ::bitonic::host::check_cuda((call), #call)

@@ -23,13 +23,7 @@ class stream_buffer {
   //! Allocates `count` elements on `stream`; on failure throws bitonic::error naming `what`
   //! (nothing has touched the caller's data yet).
   void allocate(std::size_t count, cudaStream_t stream, const char* what) {
-    stream_ = stream;
-    const cudaError_t status =
-        cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream);
-    if (status != cudaSuccess) {
-      cudaGetLastError();  // an allocation failure is not sticky; clear it
-      throw_cuda_error(status, what);
-    }
+    if (!try_allocate(count, stream, what)) throw_cuda_error(cudaErrorMemoryAllocation, what);
   }
   //! As allocate, but from `pool` when it is not null, and returns false (nothing allocated, no
   //! error left behind) when the device lacks the memory; throws on any other failure.
@@ -41,7 +35,7 @@ class stream_buffer {
     const cudaError_t status = pool != nullptr ? cudaMallocFromPoolAsync(at, bytes, pool, stream)
                                                : cudaMallocAsync(at, bytes, stream);
     if (status == cudaSuccess) return true;
-    cudaGetLastError();
+    cudaGetLastError();  // an allocation failure is not sticky; clear it
     data_ = nullptr;
     if (status == cudaErrorMemoryAllocation) return false;
     throw_cuda_error(status, what);
