@@ -1,6 +1,7 @@
 #include "bench/driver.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <future>
 #include <memory>
@@ -14,7 +15,6 @@
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
 #include "bench/sorters.hpp"
-#include "bitonic/network.hpp"
 
 namespace bitonic::bench {
 namespace {
@@ -100,7 +100,7 @@ class type_run {
 
   //! Measures, checks and reports one size; true when everything passed.
   bool size(std::size_t n) {
-    const unsigned log2n = network::ceil_log2(n);
+    const auto log2n = unsigned(n <= 1 ? 0 : std::bit_width(n - 1));  // ceil(log2 n)
     const std::string where = std::string(tools::type_name<Key>()) + " n=" + std::to_string(n);
     progress(where, "generating %zu uniform keys (seed %llu)\n", n,
              static_cast<unsigned long long>(cfg_.seed));

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
+#include "bitonic/order.hpp"
 
 namespace bitonic::tools {
 

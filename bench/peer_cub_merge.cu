@@ -4,7 +4,7 @@
 
 #include "bench/cuda_util.hpp"
 #include "bench/sorters.hpp"
-#include "bitonic/key_order.hpp"
+#include "bitonic/order.hpp"
 
 namespace bitonic::bench {
 namespace {

@@ -5,7 +5,7 @@
 #include <thrust/sort.h>
 
 #include "bench/sorters.hpp"
-#include "bitonic/key_order.hpp"
+#include "bitonic/order.hpp"
 
 namespace bitonic::bench {
 namespace {

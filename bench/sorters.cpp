@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "bench/cuda_util.hpp"
-#include "bitonic/key_order.hpp"
+#include "bitonic/order.hpp"
 
 namespace bitonic::bench {
 namespace {

@@ -4,10 +4,10 @@
 #include <array>
 #include <string>
 
-#include "host/device.hpp"
-#include "host/per_device.hpp"
+#include "kernels/tuning.hpp"
 #include "plan/plan.hpp"
-#include "plan/tuning.hpp"
+#include "runtime/device.hpp"
+#include "runtime/per_device.hpp"
 
 namespace bitonic {
 
@@ -29,7 +29,7 @@ std::string_view to_string(algorithm algo) noexcept {
   return "unknown";
 }
 
-// optimized is the fastest variant at every size measured (H100, docs/results/) and for every key
+// optimized is the fastest variant at every size measured (docs/results/) and for every key
 // type; past one L2 block it uses n keys of scratch memory where the device has them (else it
 // sorts in place).
 algorithm resolve_automatic(std::size_t /*n*/, std::size_t /*key_bytes*/) noexcept {
@@ -73,24 +73,24 @@ plan::device_shape read_device_shape(std::size_t key_bytes) {
   using clusters = tuning::cluster_sort<4>;
   unsigned cluster_log2 = 0;
   if (const unsigned most = tuning::cluster_sort_log2_max(key_bytes); most != 0) {
-    const unsigned blocks = host::cluster_blocks_max(clusters::block_threads,
-                                                     host::one_block_per_multiprocessor_smem());
+    const unsigned blocks = runtime::cluster_blocks_max(
+        clusters::block_threads, runtime::one_block_per_multiprocessor_smem());
     while (cluster_log2 < most && (2u << cluster_log2) <= blocks)
       ++cluster_log2;
   }
   // The optimized path's tiles resident at once: tile_min_blocks an SM (their registers), fewer
   // where an SM's shared memory holds fewer (the system keeps 1 KiB of it per block).
   unsigned resident_tiles = 0;
-  if (host::launches_cooperative()) {
-    const std::size_t tile_smem = key_bytes == 4 ? tuning::optimized<4>::tile_smem_bytes
-                                                 : tuning::optimized<8>::tile_smem_bytes;
+  if (runtime::launches_cooperative()) {
+    const std::size_t tile_smem = tuning::optimized_tile_smem_bytes(key_bytes);
     static_assert(tuning::optimized<4>::tile_min_blocks == tuning::optimized<8>::tile_min_blocks);
     const std::size_t per_sm =
         std::min<std::size_t>(tuning::optimized<4>::tile_min_blocks,
-                              host::shared_memory_per_multiprocessor() / (tile_smem + 1024));
-    resident_tiles = unsigned(per_sm) * host::multiprocessor_count();
+                              runtime::shared_memory_per_multiprocessor() / (tile_smem + 1024));
+    resident_tiles = unsigned(per_sm) * runtime::multiprocessor_count();
   }
-  return {plan::cache_block_log2(host::l2_cache_bytes(), key_bytes), host::multiprocessor_count(),
+  return {plan::cache_block_log2(runtime::l2_cache_bytes(), key_bytes),
+          runtime::multiprocessor_count(),
           cluster_log2 == 0 ? 0 : clusters::block_log2 + cluster_log2, resident_tiles};
 }
 
@@ -98,7 +98,7 @@ plan::device_shape read_device_shape(std::size_t key_bytes) {
 
 plan::device_shape current_device_shape(std::size_t key_bytes) {
   // Read once per device for both key sizes: the sort asks on every call.
-  static host::per_device<std::array<plan::device_shape, 2>> known;
+  static runtime::per_device<std::array<plan::device_shape, 2>> known;
   return known.get([] {
     return std::array{read_device_shape(4), read_device_shape(8)};
   })[key_bytes == 4 ? 0 : 1];

@@ -4,7 +4,7 @@
 #include <cstddef>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
+#include "network/key_order.hpp"
 #include "plan/plan.hpp"
 
 namespace bitonic::api {

@@ -7,16 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "api/device_ops.hpp"
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
-#include "dispatch/device_ops.hpp"
 #include "dispatch/run_plan.cuh"
-#include "host/device.hpp"
-#include "host/memory_pool.hpp"
-#include "host/stream_buffer.hpp"
 #include "kernels/merge_pair.cuh"
+#include "kernels/tuning.hpp"
 #include "plan/plan.hpp"
-#include "plan/tuning.hpp"
+#include "runtime/device.hpp"
+#include "runtime/memory_pool.hpp"
+#include "runtime/stream_buffer.hpp"
 
 namespace bitonic {
 
@@ -30,7 +30,7 @@ algorithm algorithm_for_device(const options& opt, std::size_t n, const char* ca
   if (algo == algorithm::optimized) {  // its tiles need opt-in shared memory (sm_75 has too little)
     using tune = tuning::optimized<sizeof(Key)>;
     constexpr std::size_t needed = std::max(tune::tile_smem_bytes, tune::gather_smem_bytes);
-    if (const std::size_t offered = host::shared_memory_per_block_optin(); offered < needed) {
+    if (const std::size_t offered = runtime::shared_memory_per_block_optin(); offered < needed) {
       if (opt.algo != algorithm::automatic) {
         throw error(std::string(caller) + ": optimized needs " + std::to_string(needed) +
                     " bytes of shared memory per block; this device offers " +
@@ -78,7 +78,7 @@ plan::plan sort_plan(std::size_t n, const options& opt, const char* caller) {
 //! optimized plan is replaced by the in-place one; other plans throw. Null when p needs none.
 template <class Key>
 Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
-                     host::stream_buffer<Key>& owned, const char* caller) {
+                     runtime::stream_buffer<Key>& owned, const char* caller) {
   if (!p.needs_scratch()) return nullptr;
   if (opt.workspace != nullptr || opt.workspace_bytes != 0) {
     const std::size_t needed = workspace_bytes<Key>(p);
@@ -87,8 +87,8 @@ Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
                   std::to_string(opt.workspace_bytes) + " but this sort needs " +
                   std::to_string(needed) + " bytes of workspace (bitonic::workspace_bytes)");
     }
-    host::require_device_range(opt.workspace, opt.workspace_bytes, 1, 1, caller,
-                               "options.workspace");
+    runtime::require_device_range(opt.workspace, opt.workspace_bytes, 1, 1, caller,
+                                  "options.workspace");
     const auto begin = reinterpret_cast<std::uintptr_t>(opt.workspace);
     const auto keys = reinterpret_cast<std::uintptr_t>(d_keys);
     if (begin < keys + p.n * sizeof(Key) && keys < begin + opt.workspace_bytes) {
@@ -99,11 +99,11 @@ Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   BITONIC_CUDA_CHECK(cudaStreamIsCapturing(opt.stream, &capture));
   const cudaMemPool_t pool =
-      capture == cudaStreamCaptureStatusNone ? host::library_pool() : nullptr;
+      capture == cudaStreamCaptureStatusNone ? runtime::library_pool() : nullptr;
   const char* what = "bitonic::sort: scratch cudaMallocFromPoolAsync";
   if (owned.try_allocate(p.scratch_keys, opt.stream, what, pool)) return owned.get();
   if (pool != nullptr) {  // what the pool keeps may be in smaller pieces: give it back, try again
-    host::trim_library_pool();
+    runtime::trim_library_pool();
     if (owned.try_allocate(p.scratch_keys, opt.stream, what, pool)) return owned.get();
   }
   if (p.algo != algorithm::optimized) {
@@ -120,10 +120,10 @@ template <class Key>
 void sort(Key* d_keys, std::size_t n, const options& opt) {
   constexpr const char* caller = "bitonic::sort";
   api::validate(opt, caller);
-  host::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
   plan::plan p = api::sort_plan<Key>(n, opt, caller);
-  host::stream_buffer<Key> owned;
+  runtime::stream_buffer<Key> owned;
   Key* const scratch = api::provide_scratch(p, d_keys, opt, owned, caller);
   api::run(p, d_keys, scratch, opt);
 }

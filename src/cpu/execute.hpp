@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/network.hpp"
+#include "network/network.hpp"
 #include "plan/plan.hpp"
 
 namespace bitonic::cpu {

@@ -7,9 +7,6 @@
 #include <cstdint>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
-#include "host/cuda_check.hpp"
-#include "host/stream_lanes.hpp"
 #include "kernels/block_merge.cuh"
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
@@ -19,7 +16,10 @@
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
 #include "kernels/shared_tiles.cuh"
+#include "network/key_order.hpp"
 #include "plan/plan.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/stream_lanes.hpp"
 
 namespace bitonic::dispatch {
 
@@ -32,11 +32,11 @@ using network::index_t;
 template <class Key, class Less>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller) {
   const bool load_only = kernels::load_only_scope::active();
-  host::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
+  runtime::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
   bool ends_in_scratch = false;
   // Plans that merge out of place keep the keys' words (ordered_word) in memory from the first
   // pass to the last merge, which alone decodes: for float keys encoding and decoding were a
-  // quarter of a merge pass's instructions (H100, ncu, double 2^24: 49.8 M against int64's 37.2 M).
+  // quarter of a merge pass's instructions (docs/PERFORMANCE.md log 31).
   using W = typename ordered_word<Key>::type;
   const bool keeps_words =
       !p.passes.empty() && p.passes.back().kind == plan::pass_kind::merge_stage;

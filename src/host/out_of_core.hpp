@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "bitonic/network.hpp"
+#include "network/network.hpp"
 
 namespace bitonic::host {
 

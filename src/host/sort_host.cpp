@@ -12,14 +12,14 @@
 #include <new>
 #include <string>
 
+#include "api/device_ops.hpp"
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
-#include "bitonic/network.hpp"
-#include "dispatch/device_ops.hpp"
-#include "host/cuda_check.hpp"
 #include "host/out_of_core.hpp"
 #include "host/staging.hpp"
-#include "host/stream_buffer.hpp"
+#include "network/network.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/stream_buffer.hpp"
 
 namespace bitonic {
 namespace host {
@@ -171,7 +171,7 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
   staging_lease ring;
   transfer<Key> moves(*ring, opt.stream);
   if (n <= budget_keys) {
-    stream_buffer<Key> device;
+    runtime::stream_buffer<Key> device;
     device.allocate(n, opt.stream, allocation_failed);
     gpu_backend<Key>{moves, device.get(), n, opt}.sort_run(h_keys, n);
     return;
@@ -181,7 +181,7 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
     throw error(std::string(caller) + ": not enough host memory for the out-of-core merge (" +
                 std::to_string(n * sizeof(Key)) + " bytes of scratch)");
   }
-  stream_buffer<Key> device;
+  runtime::stream_buffer<Key> device;
   device.allocate(budget_keys, opt.stream, allocation_failed);
   gpu_backend<Key> backend{moves, device.get(), budget_keys, opt};
   api::with_order(opt.direction,

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "host/cuda_check.hpp"
+#include "runtime/cuda_check.hpp"
 
 namespace bitonic::host {
 
@@ -63,9 +63,9 @@ void copy_pool::work(unsigned index) {
   }
 }
 
-// Host copies to and from pageable memory set the pace of sort_host (a thread copies ~5-10 GB/s,
-// the PCIe link moves 55), so the pool takes every core up to 16: 1e8 int32 keys took 31.6 ms
-// host to host with 8 copy threads on the H100 machine (16 cores).
+// Host copies to and from pageable memory set the pace of sort_host (one thread copies several
+// times slower than the PCIe link moves pinned memory), so the pool takes every core up to 16
+// (docs/PERFORMANCE.md, "Figures behind the code").
 staging_ring::staging_ring() : copier_(std::clamp(std::thread::hardware_concurrency(), 1u, 16u)) {
   try {
     BITONIC_CUDA_CHECK(cudaGetDevice(&device_));

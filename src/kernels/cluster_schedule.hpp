@@ -11,7 +11,7 @@
 // which the keys were loaded and are stored). Plain constexpr C++: the CPU tests check it.
 #pragma once
 
-#include "bitonic/network.hpp"  // BITONIC_HOST_DEVICE
+#include "network/network.hpp"  // BITONIC_HOST_DEVICE
 
 namespace bitonic::kernels::cluster_schedule {
 

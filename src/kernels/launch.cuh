@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "bitonic/network.hpp"
-#include "host/cuda_check.hpp"
-#include "host/device.hpp"
-#include "host/kernel_loading.hpp"
+#include "network/network.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device.hpp"
+#include "runtime/kernel_loading.hpp"
 
 namespace bitonic::kernels {
 
@@ -46,7 +46,7 @@ template <class Set>
 void once_per_device(Set set) {
   static std::atomic<std::uint64_t> devices_done{0};
   int device = 0;
-  host::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  runtime::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
   if ((devices_done.load(std::memory_order_relaxed) & bit) != 0) return;
   set();
@@ -74,8 +74,8 @@ class load_only_scope {
 template <auto Kernel>
 void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
   once_per_device([&] {
-    host::ensure_loaded(reinterpret_cast<const void*>(Kernel), what);
-    host::check_cuda(
+    runtime::ensure_loaded(reinterpret_cast<const void*>(Kernel), what);
+    runtime::check_cuda(
         cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
         what);
   });
@@ -83,8 +83,8 @@ void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
 
 // Chained launches (Hopper's programmatic dependent launch) for the optimized path's passes: the
 // next pass's blocks are scheduled while the previous pass finishes and wait on the device, so
-// the launch latency between two passes (a few microseconds) is hidden. H100, int32, 2026-11-22:
-// 2^16 keys 0.043 -> 0.036 ms (six passes), 2^20 0.095 -> 0.078, 2^27 10.43 -> 10.13.
+// the launch latency between two passes (a few microseconds) is hidden (docs/PERFORMANCE.md,
+// "Figures behind the code").
 
 //! In a kernel launched by launch_chained, before its first access to the keys: waits until the
 //! kernel before it in the stream has finished and its writes are visible, then lets the kernel
@@ -104,7 +104,7 @@ void launch_with_attributes(void (*kernel)(Params...), unsigned blocks, unsigned
                             std::size_t smem_bytes, cudaStream_t stream, const char* what,
                             cudaLaunchAttribute* attributes, unsigned count, Args... args) {
   if (load_only_scope::active()) {
-    host::ensure_loaded(reinterpret_cast<const void*>(kernel), what);
+    runtime::ensure_loaded(reinterpret_cast<const void*>(kernel), what);
     return;
   }
   cudaLaunchConfig_t config{};
@@ -114,7 +114,7 @@ void launch_with_attributes(void (*kernel)(Params...), unsigned blocks, unsigned
   config.stream = stream;
   config.attrs = attributes;
   config.numAttrs = count;
-  host::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
+  runtime::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
 }
 
 //! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...), chained to the kernel before
@@ -128,7 +128,7 @@ void launch_chained_clusters(void (*kernel)(Params...), unsigned blocks, unsigne
                              const char* what, Args... args) {
   cudaLaunchAttribute attributes[2]{};
   unsigned count = 0;
-  if (host::chains_launches()) {
+  if (runtime::chains_launches()) {
     attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attributes[count++].val.programmaticStreamSerializationAllowed = 1;
   }

@@ -6,10 +6,10 @@
 
 #include <cuda_runtime.h>
 
-#include "bitonic/network.hpp"
-#include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
+#include "network/network.hpp"
+#include "runtime/cuda_check.hpp"
 
 namespace bitonic::kernels {
 

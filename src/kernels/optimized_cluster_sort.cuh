@@ -1,19 +1,17 @@
 // optimized, small n in one launch: all stages of 2^14 to 2^16 four-byte keys on one cluster of
 // 4..16 blocks (a Hopper thread-block cluster; tuning::cluster_sort), each block holding 2^12
 // keys in registers (register_tile.cuh), one block an SM. Why: below a few tiles a sort's time
-// is a lone tile's 105 steps on one SM plus a launch per later stage (H100: 2^16 int32 keys took
-// 31 us of GPU time in six launches); here every SM of the cluster runs a part of the keys and
-// the stages between blocks need no launch. The blocks sort their own keys (stages 1..12), then
-// the stages past the block run in segments (cluster_schedule.hpp): runs of steps on at most 12
-// distinct index bits, which a transpose through distributed shared memory makes the blocks'
-// tile bits. 2^16 keys take 5 transposes; swapping the block bits in and out for every stage
-// took 8 (2^16 int32: 18.8 -> 15.9 us of GPU time, H100, PERFORMANCE.md log 34). A transpose
-// pushes: each block stores every key it sends straight into the receiver's mailbox for that
-// transpose (st.async, vectors of the receiver's consecutive words) and waits on its own
-// mailbox's mbarrier, which counts the bytes; keys that stay in the block are stored plainly.
-// The first version pulled after a cluster barrier, whose release at cluster scope compiles to
-// a GPU-wide fence (MEMBAR.ALL.GPU): 2^16 int32 took 28.5 us against ~22 with the pushes (one
-// launch timed with events, log 33). The network is the classic form, as in the first pass
+// is a lone tile's 105 steps on one SM plus a launch per later stage; here every SM of the cluster
+// runs a part of the keys and the stages between blocks need no launch. The blocks sort their own
+// keys (stages 1..12), then the stages past the block run in segments (cluster_schedule.hpp): runs
+// of steps on at most 12 distinct index bits, which a transpose through distributed shared memory
+// makes the blocks' tile bits. 2^16 keys take 5 transposes; swapping the block bits in and out for
+// every stage took 8 (docs/PERFORMANCE.md log 34). A transpose pushes: each block stores every key
+// it sends straight into the receiver's mailbox for that transpose (st.async, vectors of the
+// receiver's consecutive words) and waits on its own mailbox's mbarrier, which counts the bytes;
+// keys that stay in the block are stored plainly. The first version pulled after a cluster barrier,
+// whose release at cluster scope compiles to a GPU-wide fence (MEMBAR.ALL.GPU), slower than the
+// pushes (docs/PERFORMANCE.md log 33). The network is the classic form, as in the first pass
 // (optimized_sort_tile.cuh): a stage's direction is a code XORed into the words (bit s of the
 // key's index for stage s), recoded where a segment crosses from one stage to the next. Blocks
 // past n hold only pads (the greatest word).
@@ -30,15 +28,15 @@
 #include <utility>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
-#include "bitonic/network.hpp"
-#include "host/cuda_check.hpp"
-#include "host/device.hpp"
 #include "kernels/cluster_schedule.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/register_tile.cuh"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device.hpp"
 
 namespace bitonic::kernels::optimized_cluster_sort {
 
@@ -260,7 +258,7 @@ __device__ void transpose(Tile& tile, const mailboxes<Shape>& mail, unsigned ran
   W* const box = mail.box(I - 1);
   std::uint64_t* const arrived = mail.barrier(I - 1);
   // Where every thread sends a register to the same block, the keys that stay in this block
-  // are stored plainly (st.async costs as much to the own block as to another: log 33) and only
+  // are stored plainly (st.async costs as much to the own block as to another) and only
   // the others counted on the mbarrier.
   constexpr bool plain_local = Bits::template same_receiver_per_block<From>();
   constexpr unsigned counted = plain_local ? Tile::keys - Bits::staying_keys() : Tile::keys;
@@ -355,8 +353,8 @@ __device__ void segment_steps(Tile& tile, unsigned rank, Less less) {
 //! Segment I of the schedule and the ones after it, starting in the low layout of segment
 //! I - 1's index: the transpose into it, then its steps on tile bits top..0 (the high layout
 //! for bits 7 and up, the mid one for 5 and 6, the low one below), ending in the low layout.
-//! Unrolled (each segment its own code): as a loop over the stages past the block, the kernel
-//! before the segments took ~2 us longer (H100, PERFORMANCE.md log 33).
+//! Unrolled (each segment its own code): as a loop over the stages past the block it was slower
+//! (docs/PERFORMANCE.md log 33).
 template <class Shape, unsigned I, class Tile, class Less>
 __device__ void cluster_segments(Tile& tile, const mailboxes<Shape>& mail, unsigned rank,
                                  Less less) {
@@ -413,7 +411,7 @@ __global__ void __launch_bounds__(Shape::tile_type::threads, 1)
   for (unsigned m = 0; m < tile.K; ++m)
     tile.r[m] ^= optimized_sort_tile::stage_code<1, B, lay::registers_mid>(tile, m) ^ block_code;
   tile.template exchange<lay::registers_mid, lay::registers_low>();
-  optimized_sort_tile::stages<1, B>(tile, less);  // unrolled: as a loop 1.5 us slower
+  optimized_sort_tile::stages<1, B>(tile, less);  // unrolled: as a loop slower
   __cluster_barrier_wait();                       // every block's mailboxes are set up
   cluster_segments<Shape, 1>(tile, mail, rank, less);
   // Every block has received all its keys (and so every store into this block's mailboxes has
@@ -443,18 +441,19 @@ bool with_shape(unsigned stages, Run run) {
 }
 
 //! Sorts keys[0, n) (n <= 2^stages, stages as with_shape takes) in one launch of one cluster, of
-//! a size the device places (host::cluster_blocks_max, which the plan asked).
+//! a size the device places (runtime::cluster_blocks_max, which the plan asked).
 template <class Key, class Less>
 void launch(Key* keys, index_t n, unsigned stages, Less less, cudaStream_t stream) {
   const bool known = with_shape<Key>(stages, [&](auto shape) {
     using Shape = decltype(shape);
     constexpr auto kernel = cluster_sort_kernel<Key, Shape, Less>;
     // Each block of the cluster on its own SM (as the plan's cluster size was asked for).
-    const std::size_t smem = std::max(Shape::smem_bytes, host::one_block_per_multiprocessor_smem());
+    const std::size_t smem =
+        std::max(Shape::smem_bytes, runtime::one_block_per_multiprocessor_smem());
     allow_dynamic_shared_memory<kernel>(
         smem, "cudaFuncSetAttribute(optimized cluster_sort_kernel shared memory)");
     once_per_device([] {
-      host::check_cuda(
+      runtime::check_cuda(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
           "cudaFuncSetAttribute(optimized cluster_sort_kernel cluster size)");
     });

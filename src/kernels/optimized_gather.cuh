@@ -21,12 +21,12 @@
 #include <utility>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
-#include "bitonic/network.hpp"
-#include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_network.cuh"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
+#include "runtime/cuda_check.hpp"
 
 namespace bitonic::kernels::optimized_gather {
 

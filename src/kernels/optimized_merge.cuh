@@ -12,12 +12,12 @@
 //   scratch), every block on its own, so it streams like any pass: one pass a stage, n keys of
 //   extra memory. The searches run before it, in partition_kernel: in the merge kernel a
 //   block's 14 other warps waited on the two searching warps' chains of dependent DRAM loads
-//   (H100, 2^27 int32: 7.19 ms with the searches inside, 6.57 apart).
+//   (docs/PERFORMANCE.md log 30).
 // - merge_kernel, in place: a tile's stores overwrite keys that other tiles still have to load,
 //   so every tile of a merged run is resident at once (a cooperative launch, one block a tile)
 //   and grid barriers separate a stage's loads from its stores, and its stores from the next
 //   stage's searches. Blocks of 2^last_stage keys run one after the other, all stages each,
-//   while the L2 holds them. The phases run in lockstep (~14 us a stage over 2^22 keys, H100).
+//   while the L2 holds them. The phases run in lockstep (docs/PERFORMANCE.md log 29).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -28,11 +28,11 @@
 #include <type_traits>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
-#include "bitonic/network.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_tile.cuh"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
 
 namespace bitonic::kernels::optimized_merge {
 
@@ -168,8 +168,8 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
 //! Threads of a block of partition_kernel.
 inline constexpr unsigned partition_threads = 256;
 //! From this many tiles on, partition_kernel searches with 8 lanes a tile instead of a warp:
-//! its probes are scattered 32-byte reads, and with 8192 tiles (2^26 int64) 32 a round made it
-//! bound by them (23-61 us a stage, H100) where 8 take more rounds but a third of the reads.
+//! its probes are scattered 32-byte reads, and with many tiles 32 a round made it bound by them,
+//! where 8 take more rounds but a third of the reads (docs/PERFORMANCE.md log 32).
 inline constexpr index_t partition_narrow_min_tiles = 2048;
 
 //! For one stage out of place: splits[t] = keys of the first run before tile t's first output

@@ -23,11 +23,11 @@
 #include <type_traits>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
-#include "bitonic/network.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_tile.cuh"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
 
 namespace bitonic::kernels::optimized_sort_tile {
 
@@ -83,10 +83,10 @@ __device__ void next_stage_code(Tile& tile, unsigned s) {
 
 //! Stages First..Last on registers in the low layout (or the high one when FromHigh), coded for
 //! stage First (stage_code); ends in the low layout. For 8-byte words a loop, not unrolled: each
-//! layout's steps are compiled once and entered at the stage's top bit. Unrolled, the 91 steps
-//! of an 8-byte tile were ~10 K instructions, and warps waited on instruction fetch for 45 % of
-//! their cycles (ncu, H100, int64 2^24). 4-byte words unroll the same loop (the compiler folds
-//! each stage's switches and codes): as a loop they were ~1 % slower at 2^24 (H100 A/B).
+//! layout's steps are compiled once and entered at the stage's top bit: unrolled, the 91 steps
+//! of an 8-byte tile overflowed the instruction cache. 4-byte words unroll the same loop (the
+//! compiler folds each stage's switches and codes), which was a little faster for them
+//! (docs/PERFORMANCE.md log 32).
 template <unsigned First, unsigned Last, bool FromHigh = false, class Tile, class Less>
 __device__ void stages(Tile& tile, Less less) {
   using lay = layout;
@@ -131,8 +131,8 @@ using tune = tuning::optimized<sizeof(Key)>;
 template <class Key>
 using whole = part<Key, tune<Key>::tile_log2, 1, tune<Key>::tile_log2, tune<Key>::tile_min_blocks>;
 //! The split first pass: stages 1..warp_stages on every warp's keys, then the rest on tiles of
-//! 2^TileLog2 keys: a whole tile, or less when n is (2^12 keys take 0.025 ms on a padded 2^14-key
-//! tile, H100).
+//! 2^TileLog2 keys: a whole tile, or less when n is (a small n on a padded full tile wastes its
+//! steps on pads).
 template <class Key>
 using warps = part<Key, tune<Key>::warp_block_log2, 1, tune<Key>::warp_stages,
                    tune<Key>::warp_block_min_blocks>;

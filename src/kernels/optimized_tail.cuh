@@ -11,11 +11,11 @@
 #include <cuda_runtime.h>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
-#include "bitonic/network.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_tile.cuh"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
 
 namespace bitonic::kernels::optimized_tail {
 

@@ -10,7 +10,7 @@
 
 #include <type_traits>
 
-#include "bitonic/network.hpp"
+#include "network/network.hpp"
 
 namespace bitonic::kernels {
 

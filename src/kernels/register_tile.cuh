@@ -14,12 +14,12 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "bitonic/key_order.hpp"
-#include "bitonic/network.hpp"
-#include "host/cuda_check.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_network.cuh"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
+#include "runtime/cuda_check.hpp"
 
 namespace bitonic::kernels {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
 
 namespace bitonic::plan {
 namespace {
@@ -47,7 +47,7 @@ void add_gathers(std::vector<pass>& passes, unsigned s, unsigned hi, unsigned lo
 // The optimized path: whole tiles in registers and shared memory, then per longer stage its
 // wide steps in as few gather passes as possible and its tail: on warps (the gathers reaching
 // down to a warp's keys) where that costs no extra pass, else on tiles. A warp's tail is cheaper
-// than a tile's: its warps work alone, no block-wide exchange (H200, int32 2^26: 3.98 -> 3.78 ms).
+// than a tile's: its warps work alone, no block-wide exchange.
 // With a cache block of 2^block_log2 keys (0: none), a stage's gathers split at the block's width
 // when that costs no extra pass, so that the passes below it stay inside blocks. For few tiles
 // (`split`), the first pass splits at warp_stages and every stage ends on warps. Gathers of more
@@ -219,8 +219,7 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
       }
       if (blocks && scratch == scratch_use::allowed) {
         // Past one cache block, one streaming pass a stage. Not blocked: merges of blocks that
-        // fit the cache twice over (keys and scratch) lost (H100, int32 2^27: 7.7 ms in blocks of
-        // 2^21 keys, 6.6 without; docs/PERFORMANCE.md log 30).
+        // fit the cache twice over (keys and scratch) lost (docs/PERFORMANCE.md log 30).
         p.passes = merged_out_of_place_passes(k, key_bytes);
         p.scratch_keys = n + ((tiles + 1) * sizeof(network::index_t) + key_bytes) / key_bytes;
         break;
@@ -228,7 +227,7 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
       const bool split = n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count;
       // Merged stages on the tiles resident at once, only while the keys fit one cache block:
       // with blocked passes (two blocks at once, merges on half the tiles each) they gained 1-4 %
-      // for integer keys and lost 1-6 % for float (H100, 2026-11-23, docs/PERFORMANCE.md log 29).
+      // for integer keys and lost for float (docs/PERFORMANCE.md log 29).
       const unsigned merge_log2 =
           split || blocks || device.resident_tiles == 0
               ? 0

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bitonic/bitonic.hpp"
-#include "bitonic/network.hpp"
+#include "network/network.hpp"
 
 namespace bitonic::plan {
 
@@ -106,12 +106,12 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
 
 //! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
 //! stream b % blocks_in_flight): while one block's launch ends and the next begins, the other
-//! block's passes keep the SMs busy (H100, 2^27 int32: 11.7 -> 10.5 ms, docs/PERFORMANCE.md).
+//! block's passes keep the SMs busy (docs/PERFORMANCE.md, "Figures behind the code").
 constexpr unsigned blocks_in_flight = 2;
 
 //! The block that blocked passes use with a cache of `cache_bytes`: the largest power of two keys
 //! such that blocks_in_flight blocks fit within three quarters of it (the rest of the cache holds
-//! what the SMs touch beside them). The H100's 50 MB L2: blocks of 2^22 four-byte keys.
+//! what the SMs touch beside them). A 50 MB L2: blocks of 2^22 four-byte keys.
 unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes);
 
 //! Where for_each_pass runs a pass: on keys [offset, offset + count); `blocked` passes run on one

@@ -7,9 +7,9 @@
 #include <limits>
 #include <vector>
 
-#include "bitonic/key_order.hpp"
 #include "common_test.hpp"
 #include "cpu/execute.hpp"
+#include "network/key_order.hpp"
 #include "plan/plan.hpp"
 
 namespace bitonic {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "api/options.hpp"
-#include "bitonic/key_order.hpp"
 #include "common_test.hpp"
 #include "cpu/execute.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
 #include "plan/plan.hpp"
-#include "plan/tuning.hpp"
 
 namespace bitonic::test {
 namespace {

@@ -1,6 +1,6 @@
 // The key orders: std::sort and the network both rely on them being strict weak orders, NaNs
 // included, so check the axioms on the awkward floating-point values.
-#include "bitonic/key_order.hpp"
+#include "network/key_order.hpp"
 
 #include <gtest/gtest.h>
 

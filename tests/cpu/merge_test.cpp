@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "bitonic/key_order.hpp"
-#include "bitonic/network.hpp"
 #include "common_test.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
 
 namespace bitonic {
 namespace {

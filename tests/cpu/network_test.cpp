@@ -1,6 +1,6 @@
 // The index math of network.hpp against definitions written independently of it: the flip form
 // as "mirror inside the 2^s block", comparator counts by brute force, and the 0-1 principle.
-#include "bitonic/network.hpp"
+#include "network/network.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bitonic/key_order.hpp"
+#include "network/key_order.hpp"
 
 namespace bitonic::network {
 namespace {

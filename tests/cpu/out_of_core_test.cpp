@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "bitonic/key_order.hpp"
 #include "common_test.hpp"
+#include "network/key_order.hpp"
 
 namespace bitonic {
 namespace {

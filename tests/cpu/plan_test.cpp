@@ -11,7 +11,7 @@
 
 #include "api/options.hpp"
 #include "common_test.hpp"
-#include "plan/tuning.hpp"
+#include "kernels/tuning.hpp"
 
 namespace bitonic::plan {
 namespace {

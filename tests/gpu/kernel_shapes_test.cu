@@ -18,19 +18,19 @@
 #include <vector>
 
 #include "api/options.hpp"
-#include "bitonic/key_order.hpp"
 #include "common_test.hpp"
 #include "cpu/execute.hpp"
 #include "device_memory.hpp"
 #include "dispatch/run_plan.cuh"
-#include "host/device.hpp"
 #include "kernels/optimized_cluster_sort.cuh"
 #include "kernels/optimized_gather.cuh"
 #include "kernels/optimized_merge.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
 #include "plan/plan.hpp"
-#include "plan/tuning.hpp"
+#include "runtime/device.hpp"
 
 namespace bitonic::test {
 namespace {
@@ -471,7 +471,7 @@ void expect_cluster_sorts_all_cases() {
 }
 
 TEST(KernelShapes, ClusterSort) {
-  if (!host::launches_clusters()) GTEST_SKIP() << "no thread-block clusters on this device";
+  if (!runtime::launches_clusters()) GTEST_SKIP() << "no thread-block clusters on this device";
   expect_cluster_sorts_all_cases<std::int32_t>();
   expect_cluster_sorts_all_cases<std::uint32_t>();
   expect_cluster_sorts_all_cases<float>();
@@ -510,7 +510,7 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_narrow_partition<std::int64_t, descending_less>(5 * tuning::optimized<8>::tile_keys + 9,
                                                          tuning::optimized<8>::tile_log2 + 2,
                                                          distribution::few);
-  if (host::launches_clusters()) {  // 16 blocks, the last 7 all pads; 4 blocks
+  if (runtime::launches_clusters()) {  // 16 blocks, the last 7 all pads; 4 blocks
     expect_cluster_sorts<std::int32_t, descending_less>((std::size_t{1} << 15) + 3,
                                                         distribution::uniform);
     expect_cluster_sorts<float, ascending_less>((std::size_t{1} << 14) - 5, distribution::nan);

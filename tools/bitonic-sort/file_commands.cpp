@@ -19,7 +19,7 @@
 #include "bench/driver.hpp"
 #include "bench/keys.hpp"
 #include "bitonic/bitonic.hpp"
-#include "bitonic/key_order.hpp"
+#include "bitonic/order.hpp"
 #include "commands.hpp"
 #include "tools/common/array_file.hpp"
 

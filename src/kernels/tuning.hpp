@@ -1,0 +1,173 @@
+// Launch shapes of the kernel variants, in one place, owned by the kernels: each kernel is built
+// for these numbers, and the plan (a layer up) reads them to decide which steps fit in a block or
+// tile.
+#pragma once
+
+#include <cstddef>
+
+#include "network/network.hpp"  // BITONIC_HOST_DEVICE
+
+namespace bitonic::tuning {
+
+//! V0: one comparator per thread, one launch per step.
+struct global_step {
+  static constexpr unsigned block_threads = 256;
+};
+
+//! V1: one comparator per thread; a block owns 2 * block_threads consecutive keys, so every step
+//! with a span up to that runs inside one launch.
+struct fused_steps {
+  static constexpr unsigned block_threads = 1024;
+  static constexpr unsigned span_log2 = 11;
+  static_assert((2u * block_threads) == (1u << span_log2), "a block owns two keys per thread");
+};
+
+//! V2 and block_merge's tile sort: a tile of 32 KiB of keys in shared memory (within the 48 KiB a
+//! block gets without opting in), several comparators per thread per step.
+template <std::size_t KeyBytes>
+struct shared_tiles {
+  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static constexpr unsigned block_threads = 512;
+  static constexpr unsigned tile_log2 = KeyBytes == 4 ? 13 : 12;
+  static constexpr unsigned tile_keys = 1u << tile_log2;
+  static constexpr std::size_t tile_bytes = tile_keys * KeyBytes;
+  static_assert(tile_bytes <= 48 * 1024, "tile must fit the default shared-memory limit");
+  static_assert(tile_keys % (2 * block_threads) == 0, "every thread owns whole comparators");
+};
+
+//! block_merge's merge passes: one thread per key, each places its key by binary search.
+struct block_merge {
+  static constexpr unsigned block_threads = 256;
+};
+
+//! Blocks of a register tile (32 keys a thread, 2^tile_log2 keys) an SM must hold, which caps a
+//! thread's registers at 64 for 4-byte keys and 128 for 8-byte keys (64 registers of keys) on an
+//! SM's 64K registers.
+constexpr unsigned register_tile_min_blocks(std::size_t key_bytes, unsigned tile_log2) {
+  const unsigned threads = 1u << (tile_log2 - 5), cap = key_bytes == 4 ? 64 : 128;
+  return (1u << 16) / (threads * cap);
+}
+
+//! The optimized path. Its first-pass and tail kernels hold a tile in registers, 32 keys a thread
+//! (register_tile.cuh), and move keys between register layouts through a padded shared-memory
+//! tile of 64 KiB (opt-in shared memory).
+template <std::size_t KeyBytes>
+struct optimized {
+  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static constexpr unsigned keys_per_thread = 32;
+  static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 256;
+  static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
+  static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : 13;
+  static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
+  static constexpr unsigned tile_min_blocks = register_tile_min_blocks(KeyBytes, tile_log2);
+  static_assert(tile_min_blocks == 2, "two tiles an SM");
+
+  // With fewer tiles than SMs a lone tile's steps on one SM are a pass's time, so plans for few
+  // tiles (plan::device_shape) run what fits a warp on warps: stages 1..warp_stages, and each later
+  // stage's last warp_stages steps, on blocks of warp_block_threads threads, each warp on its own
+  // 2^warp_stages keys (five register bits, five lane bits), spread over many SMs.
+  static constexpr unsigned warp_stages = 10;
+  static constexpr unsigned warp_block_log2 = 11;  // keys a block: two warps of 32 x 32
+  static constexpr unsigned warp_block_min_blocks =
+      register_tile_min_blocks(KeyBytes, warp_block_log2);
+  static_assert(
+      warp_stages == 10 && warp_block_log2 > warp_stages && warp_block_log2 < tile_log2,
+      "a warp's 32 x 32 keys are one block of stage warp_stages; blocks hold whole warps");
+
+  //! The gather kernel's shape for a pass of Rows steps (at most gather_steps_max). A block holds a
+  //! tile of keys, 2^keys_log2 a thread in registers, and loads and stores segments of
+  //! 2^segment_log2 consecutive keys: 128 bytes, or less where the pass's rows times two segments
+  //! would not fit the tile (4-byte keys, 9 and 10 rows: 64 and 32 bytes). A pass runs its top
+  //! rows in registers, the rest after one exchange through shared memory, so Rows is at most
+  //! 2 * keys_log2 - 2: 32 registers of keys up to 8 (4-byte) or 6 (8-byte) rows, 64 above.
+  static constexpr unsigned full_segment_log2 = KeyBytes == 4 ? 5 : 4;   // 128 bytes
+  static constexpr unsigned least_segment_log2 = full_segment_log2 - 2;  // 32 bytes, one sector
+  static_assert((1u << full_segment_log2) * KeyBytes == 128, "a full segment is 128 bytes");
+  static constexpr unsigned gather_narrow_keys_log2 = KeyBytes == 4 ? 5 : 4;  // 32 registers
+  //! The most steps a gather pass runs: two rounds of 64 registers of keys, and rows times two
+  //! one-sector segments within a tile (10 for 4-byte keys, 8 for 8-byte).
+  static constexpr unsigned gather_steps_max =
+      2 * (gather_narrow_keys_log2 + 1) - 2 < tile_log2 - 1 - least_segment_log2
+          ? 2 * (gather_narrow_keys_log2 + 1) - 2
+          : tile_log2 - 1 - least_segment_log2;
+  template <unsigned Rows>
+  struct gather {
+    static constexpr unsigned keys_log2 = Rows <= 2 * gather_narrow_keys_log2 - 2
+                                              ? gather_narrow_keys_log2
+                                              : gather_narrow_keys_log2 + 1;
+    static constexpr unsigned threads = tile_keys >> keys_log2;
+    static constexpr unsigned min_blocks = 2;  // caps registers at 64 or 128 (32 or 64 of keys)
+    static constexpr unsigned segment_log2 =
+        full_segment_log2 < tile_log2 - 1 - Rows ? full_segment_log2 : tile_log2 - 1 - Rows;
+    static_assert(Rows >= 1 && Rows <= 2 * keys_log2 - 2, "more rows than two register rounds");
+    static_assert(segment_log2 >= least_segment_log2, "segments of at least one sector");
+  };
+  //! The most steps a gather pass runs with 128-byte segments. Shorter segments cost nothing in
+  //! the L2, but over DRAM a 10-row pass took as long as the 7- and 6-row passes it replaced
+  //! (docs/PERFORMANCE.md, "Figures behind the code"), so plans with passes over DRAM keep to
+  //! these.
+  static constexpr unsigned gather_full_segment_steps_max = tile_log2 - 1 - full_segment_log2;
+  static_assert(gather_full_segment_steps_max <= gather_steps_max, "fewer rows than the kernel's");
+  static constexpr std::size_t gather_smem_bytes = std::size_t{tile_keys} * KeyBytes;
+
+  //! The register tile's shared memory is padded by one word per 32, so that no layout's
+  //! accesses conflict in banks.
+  BITONIC_HOST_DEVICE static constexpr unsigned padded(unsigned i) { return i + (i >> 5); }
+  static constexpr std::size_t tile_smem_bytes = std::size_t{padded(tile_keys)} * KeyBytes;
+};
+
+//! The optimized path's sort of small n on one cluster (optimized_cluster_sort.cuh): 2^
+//! cluster_log2_min to 2^cluster_log2_max blocks (16: Hopper's largest cluster, non-portable) of
+//! 2^block_log2 keys, 32 a thread, one block an SM, so n from 2^stages_min to 2^stages_max keys.
+//! Measured against the plans without a cluster (docs/PERFORMANCE.md log 28): two blocks (2^13
+//! keys) gained little for int32 and lost for float; blocks of 2^13 and 2^14 keys (2^17, 2^18
+//! int32) lost; 8-byte keys lost at every size, so they have none.
+template <std::size_t KeyBytes>
+struct cluster_sort {
+  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static constexpr unsigned block_log2 = 12;
+  static constexpr unsigned block_threads = 1u << (block_log2 - 5);  // four warps
+  static constexpr unsigned cluster_log2_min = 2;
+  static constexpr unsigned cluster_log2_max = KeyBytes == 4 ? 4 : 0;
+  static constexpr unsigned stages_min = block_log2 + cluster_log2_min;
+  static constexpr unsigned stages_max = cluster_log2_max == 0 ? 0 : block_log2 + cluster_log2_max;
+};
+
+//! The optimized plan for few tiles (first pass split, stages ending on warps) while every tile
+//! has at least this many SMs (docs/PERFORMANCE.md log 21).
+constexpr unsigned few_tiles_sms_per_tile = 2;
+
+//! The largest n a plan accepts: index math must not overflow 64 bits.
+constexpr unsigned max_log2_size = 63;
+
+//! f(Tuning<4>{}) or f(Tuning<8>{}): a tuning's constant for a key size known only at run time.
+template <template <std::size_t> class Tuning, class F>
+constexpr auto for_key_bytes(std::size_t key_bytes, F f) {
+  return key_bytes == 4 ? f(Tuning<4>{}) : f(Tuning<8>{});
+}
+
+constexpr unsigned shared_tile_log2(std::size_t key_bytes) {
+  return for_key_bytes<shared_tiles>(key_bytes, [](auto t) { return decltype(t)::tile_log2; });
+}
+constexpr unsigned optimized_tile_log2(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::tile_log2; });
+}
+constexpr unsigned cluster_sort_log2_max(std::size_t key_bytes) {
+  return for_key_bytes<cluster_sort>(key_bytes,
+                                     [](auto t) { return decltype(t)::cluster_log2_max; });
+}
+constexpr unsigned optimized_warp_stages(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::warp_stages; });
+}
+constexpr unsigned optimized_gather_steps_max(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::gather_steps_max; });
+}
+constexpr unsigned optimized_gather_full_segment_steps_max(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(
+      key_bytes, [](auto t) { return decltype(t)::gather_full_segment_steps_max; });
+}
+constexpr std::size_t optimized_tile_smem_bytes(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::tile_smem_bytes; });
+}
+
+}  // namespace bitonic::tuning

@@ -1,0 +1,91 @@
+// The words kernels sort in place of keys (ordered_word): unsigned integers whose `<` refines the
+// orders of bitonic/order.hpp, so that a comparator is one integer min/max.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "bitonic/order.hpp"
+#include "network/network.hpp"
+
+namespace bitonic {
+
+//! The word a kernel sorts in place of a key. 32-bit integers and uint64 are their own words; an
+//! int64 becomes unsigned with its sign bit flipped, so that all 8-byte words are unsigned
+//! (network::compare_exchange has a cheaper form for those). A float becomes an
+//! unsigned integer whose `<` refines ascending_less: the usual sign flip (negative numbers
+//! inverted, positive ones offset by the sign bit) orders -inf < ... < -0.0 < +0.0 < ... < +inf <
+//! +NaN < -NaN, then a rotation by the number of negative NaN patterns moves the negative NaNs
+//! above the positive ones. The map is a bijection, so decode(encode(x)) is x bit for bit, and
+//! -0.0 sorting before +0.0 is allowed because they are equivalent. Comparing words costs one
+//! integer min/max instead of the NaN checks of ascending_less.
+template <class Key>
+struct ordered_word {
+  using type = Key;
+  BITONIC_HOST_DEVICE static constexpr type encode(Key k) { return k; }
+  BITONIC_HOST_DEVICE static constexpr Key decode(type w) { return w; }
+};
+
+namespace detail {
+template <class Float, class Bits, Bits NegativeNaNs>
+struct float_word {
+  using type = Bits;
+  static constexpr Bits sign = Bits{1} << (sizeof(Bits) * 8 - 1);
+  BITONIC_HOST_DEVICE static type encode(Float f) {
+    Bits u;
+    std::memcpy(&u, &f, sizeof u);
+    return ((u & sign) ? ~u : (u | sign)) - NegativeNaNs;
+  }
+  BITONIC_HOST_DEVICE static Float decode(type w) {
+    const Bits s = w + NegativeNaNs;
+    const Bits u = (s & sign) ? (s & ~sign) : ~s;
+    Float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+  }
+};
+}  // namespace detail
+
+template <>
+struct ordered_word<std::int64_t> {
+  using type = std::uint64_t;
+  static constexpr type sign = type{1} << 63;
+  BITONIC_HOST_DEVICE static constexpr type encode(std::int64_t k) { return type(k) ^ sign; }
+  BITONIC_HOST_DEVICE static constexpr std::int64_t decode(type w) {
+    return static_cast<std::int64_t>(w ^ sign);
+  }
+};
+template <>
+struct ordered_word<float> : detail::float_word<float, std::uint32_t, 0x007f'ffffu> {};
+template <>
+struct ordered_word<double> : detail::float_word<double, std::uint64_t, 0x000f'ffff'ffff'ffffull> {
+};
+
+//! The word of a value read from memory that holds either keys of type Key or their words
+//! (plans with several passes may keep words between them: only the first encodes, the last
+//! decodes). For keys that are their own words both are the same type and nothing changes.
+template <class Key, class Stored>
+BITONIC_HOST_DEVICE typename ordered_word<Key>::type word_of(Stored v) {
+  using W = typename ordered_word<Key>::type;
+  static_assert(std::is_same_v<Stored, Key> || std::is_same_v<Stored, W>, "a key or its word");
+  if constexpr (std::is_same_v<Stored, Key>) {
+    return ordered_word<Key>::encode(v);
+  } else {
+    return v;
+  }
+}
+
+//! What memory of type Stored (Key, or its word) holds for word w: the inverse of word_of.
+template <class Key, class Stored>
+BITONIC_HOST_DEVICE Stored stored_of(typename ordered_word<Key>::type w) {
+  using W = typename ordered_word<Key>::type;
+  static_assert(std::is_same_v<Stored, Key> || std::is_same_v<Stored, W>, "a key or its word");
+  if constexpr (std::is_same_v<Stored, Key>) {
+    return ordered_word<Key>::decode(w);
+  } else {
+    return w;
+  }
+}
+
+}  // namespace bitonic
