@@ -90,7 +90,8 @@ void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* da
       return;
     case plan::pass_kind::block_steps:
     case plan::pass_kind::tile_steps:
-    case plan::pass_kind::register_tile:
+    case plan::pass_kind::sort_tiles:
+    case plan::pass_kind::tile_tail:
     case plan::pass_kind::cluster_sort:
     case plan::pass_kind::merge_stages:
     case plan::pass_kind::merge_stage:

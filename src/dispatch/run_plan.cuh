@@ -34,16 +34,15 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
   const bool load_only = kernels::load_only_scope::active();
   runtime::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
   bool ends_in_scratch = false;
-  // Plans that merge out of place keep the keys' words (ordered_word) in memory from the first
-  // pass to the last merge, which alone decodes: for float keys encoding and decoding were a
-  // quarter of a merge pass's instructions (docs/PERFORMANCE.md log 31).
+  // Where the plan keeps words (ordered_word) in memory between passes, the kernels read and write
+  // them as W; each pass kind has kernels for the directions its plans use, and no others.
   using W = typename ordered_word<Key>::type;
-  const bool keeps_words =
-      !p.passes.empty() && p.passes.back().kind == plan::pass_kind::merge_stage;
   const auto words = [](Key* k) { return reinterpret_cast<W*>(k); };
-  // merge_stage's tile splits, behind the scratch's n keys, 8-byte aligned.
-  const auto splits = reinterpret_cast<index_t*>(
-      (reinterpret_cast<std::uintptr_t>(scratch + p.n) + 7) & ~std::uintptr_t{7});
+  if (p.split_bytes != 0 && reinterpret_cast<std::uintptr_t>(scratch) % 8 != 0) {
+    throw error("bitonic: internal error: scratch for splits not 8-byte aligned");
+  }
+  const auto splits =
+      reinterpret_cast<index_t*>(reinterpret_cast<unsigned char*>(scratch) + p.splits_offset_bytes);
   plan::for_each_pass(p, [&](const plan::pass& ps, const plan::pass_span& span) {
     // The first and last blocks launch the kernels that the others do.
     if (load_only && span.offset != 0 && span.offset + span.count != p.n) return;
@@ -59,11 +58,14 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
     const std::size_t count = span.count;
     ends_in_scratch = buffers.ends_in_scratch;
     if (ps.to_other && ps.kind != plan::pass_kind::merge_runs &&
-        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::register_tile) {
+        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::sort_tiles) {
       throw error("bitonic: internal error: a pass that cannot write to the other buffer");
     }
-    if (keeps_words && &ps != &p.passes.front() && ps.kind != plan::pass_kind::merge_stage) {
-      throw error("bitonic: internal error: a pass between merges that reads keys, not words");
+    const bool merge = ps.kind == plan::pass_kind::merge_stage;
+    if (ps.reads_words != merge ||
+        (ps.writes_words && !merge && ps.kind != plan::pass_kind::sort_tiles)) {
+      throw error(
+          "bitonic: internal error: a pass that reads or writes words it has no kernel for");
     }
     switch (ps.kind) {
       case plan::pass_kind::global_step:
@@ -75,22 +77,16 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       case plan::pass_kind::tile_steps:
         kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
         break;
-      case plan::pass_kind::register_tile:
-        if (kernels::optimized_tail::runs<Key>(ps.first, ps.last) && !ps.to_other) {
-          kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
-        } else if (kernels::optimized_sort_tile::runs<Key>(ps.first, ps.last, count)) {
-          if (keeps_words && &ps == &p.passes.front()) {
-            kernels::optimized_sort_tile::launch<Key>(at, words(to), count, ps.first, ps.last, less,
-                                                      stream);
-          } else {
-            kernels::optimized_sort_tile::launch<Key>(at, to, count, ps.first, ps.last, less,
-                                                      stream);
-          }
+      case plan::pass_kind::sort_tiles:
+        if (ps.writes_words) {
+          kernels::optimized_sort_tile::launch<Key>(at, words(to), count, ps.first, ps.last, less,
+                                                    stream);
         } else {
-          throw error(
-              "bitonic: internal error: a register_tile pass that is neither a first pass "
-              "nor a stage's tail");
+          kernels::optimized_sort_tile::launch<Key>(at, to, count, ps.first, ps.last, less, stream);
         }
+        break;
+      case plan::pass_kind::tile_tail:
+        kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
         break;
       case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
         kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
@@ -98,10 +94,12 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       case plan::pass_kind::merge_stages:
         kernels::optimized_merge::launch(at, count, ps.first, ps.last, less, stream);
         break;
-      case plan::pass_kind::merge_stage: {  // after the first pass: keeps_words
-        index_t* const stage_splits =
-            splits + kernels::optimized_merge::split_count<Key>(span.offset);
-        if (&ps == &p.passes.back()) {
+      case plan::pass_kind::merge_stage: {  // reads words; never blocked
+        if (kernels::optimized_merge::split_count<Key>(p.n) * sizeof(index_t) > p.split_bytes) {
+          throw error("bitonic: internal error: too little split memory for a merge");
+        }
+        index_t* const stage_splits = splits;
+        if (!ps.writes_words) {
           kernels::optimized_merge::launch_stage<Key>(words(at), to, count, ps.first.stage,
                                                       stage_splits, less, stream);
         } else {

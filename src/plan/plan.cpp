@@ -1,6 +1,7 @@
 #include "plan/plan.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -65,11 +66,11 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
   if (k == 0) return passes;
   const unsigned sorted = std::min(k, tile_log2);
   if (split && sorted > warp_stages) {
-    passes.push_back({pass_kind::register_tile, step{1, 0}, step{warp_stages, 0}, warp_stages});
+    passes.push_back({pass_kind::sort_tiles, step{1, 0}, step{warp_stages, 0}, warp_stages});
     passes.push_back(
-        {pass_kind::register_tile, step{warp_stages + 1, warp_stages}, step{sorted, 0}, tile_log2});
+        {pass_kind::sort_tiles, step{warp_stages + 1, warp_stages}, step{sorted, 0}, tile_log2});
   } else {
-    passes.push_back({pass_kind::register_tile, step{1, 0}, step{sorted, 0}, tile_log2});
+    passes.push_back({pass_kind::sort_tiles, step{1, 0}, step{sorted, 0}, tile_log2});
   }
   // A stage's gathers down to 2^tail_log2 and its tail: the gathers split at the block's width
   // when that costs no extra pass, so that the passes below it stay inside blocks.
@@ -85,7 +86,7 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
     } else {
       add_gathers(out, s, s - 1, tail_log2, per_pass);
     }
-    out.push_back({pass_kind::register_tile, step{s, tail_log2 - 1}, step{s, 0}, tail_log2});
+    out.push_back({pass_kind::tile_tail, step{s, tail_log2 - 1}, step{s, 0}, tail_log2});
     return out;
   };
   const unsigned merged = std::min(k, merge_log2);
@@ -124,14 +125,16 @@ std::vector<blocked_passes> blocked_runs(const std::vector<pass>& passes, unsign
 
 // The optimized path with scratch: the first pass, then every stage past the tile merged from one
 // buffer into the other, one pass a stage (merge_stage). The first pass writes to the scratch when
-// the merges are odd in number, so that the last one lands in the caller's keys.
+// the merges are odd in number, so that the last one lands in the caller's keys. Words stay in
+// memory from the first pass to the last merge, which alone decodes them: for float keys encoding
+// and decoding were a quarter of a merge pass's instructions (docs/PERFORMANCE.md log 31).
 std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
   const bool odd = (k - tile_log2) % 2 == 1;
   std::vector<pass> passes{
-      {pass_kind::register_tile, step{1, 0}, step{tile_log2, 0}, tile_log2, 0, odd}};
+      {pass_kind::sort_tiles, step{1, 0}, step{tile_log2, 0}, tile_log2, 0, odd, false, true}};
   for (unsigned s = tile_log2 + 1; s <= k; ++s) {
-    passes.push_back({pass_kind::merge_stage, step{s, s - 1}, step{s, 0}, s, 0, true});
+    passes.push_back({pass_kind::merge_stage, step{s, s - 1}, step{s, 0}, s, 0, true, true, s < k});
   }
   return passes;
 }
@@ -217,11 +220,17 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
         p.passes.push_back({pass_kind::cluster_sort, step{1, 0}, step{k, 0}, k});
         break;
       }
-      if (blocks && scratch == scratch_use::allowed) {
+      // Scratch only where its bytes (keys and splits) are a size_t: beyond that no device has them.
+      const bool scratch_addressable =
+          n <= std::numeric_limits<std::size_t>::max() / 2 / key_bytes;
+      if (blocks && scratch == scratch_use::allowed && scratch_addressable) {
         // Past one cache block, one streaming pass a stage. Not blocked: merges of blocks that
         // fit the cache twice over (keys and scratch) lost (docs/PERFORMANCE.md log 30).
         p.passes = merged_out_of_place_passes(k, key_bytes);
-        p.scratch_keys = n + ((tiles + 1) * sizeof(network::index_t) + key_bytes) / key_bytes;
+        // The splits behind the keys, from the next 8-byte boundary: one a tile and one past it.
+        p.splits_offset_bytes = (n * key_bytes + 7) & ~std::size_t{7};
+        p.split_bytes = (tiles + 1) * sizeof(network::index_t);
+        p.scratch_keys = n + (p.split_bytes + key_bytes) / key_bytes;
         break;
       }
       const bool split = n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count;
@@ -253,8 +262,10 @@ std::string_view to_string(pass_kind kind) {
       return "tile_steps";
     case pass_kind::merge_runs:
       return "merge_runs";
-    case pass_kind::register_tile:
-      return "register_tile";
+    case pass_kind::sort_tiles:
+      return "sort_tiles";
+    case pass_kind::tile_tail:
+      return "tile_tail";
     case pass_kind::gather_steps:
       return "gather_steps";
     case pass_kind::cluster_sort:
@@ -281,6 +292,10 @@ std::string describe(const plan& p) {
       if (ps.span_log2 != 0) out << " span=2^" << ps.span_log2;
     }
     if (ps.to_other) out << " to other buffer";
+    if (ps.reads_words || ps.writes_words) {
+      out << (ps.reads_words ? " words" : " keys") << " -> "
+          << (ps.writes_words ? "words" : "keys");
+    }
     out << '\n';
   }
   for (const blocked_passes& b : p.blocked) {

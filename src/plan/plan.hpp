@@ -13,17 +13,20 @@
 namespace bitonic::plan {
 
 enum class pass_kind {
-  global_step,    //!< one network step over all keys
-  block_steps,    //!< consecutive steps local to blocks of 2^span_log2 keys, in global memory (V1)
-  tile_steps,     //!< consecutive steps local to tiles of 2^span_log2 keys, in shared memory (V2)
-  merge_runs,     //!< merge neighbouring sorted runs of 2^run_log2 keys into runs of twice that
-  register_tile,  //!< optimized: steps local to tiles of 2^span_log2 keys, registers + shuffles
-  gather_steps,   //!< optimized: several steps of one stage wider than a tile, in one pass
-  cluster_sort,   //!< optimized: every stage of up to 2^span_log2 keys on one cluster of blocks
-  merge_stages,   //!< optimized: whole stages past a tile, one pass each, on all the tiles of
-                  //!< 2^span_log2 keys at once (merge path, then a bitonic merge per tile)
-  merge_stage,    //!< optimized: one whole stage past a tile from one buffer into the other
-                  //!< (merge path, then a bitonic merge per tile)
+  global_step,   //!< one network step over all keys
+  block_steps,   //!< consecutive steps local to blocks of 2^span_log2 keys, in global memory (V1)
+  tile_steps,    //!< consecutive steps local to tiles of 2^span_log2 keys, in shared memory (V2)
+  merge_runs,    //!< merge neighbouring sorted runs of 2^run_log2 keys into runs of twice that
+  sort_tiles,    //!< optimized: stages from first to last on tiles of 2^span_log2 keys in
+                 //!< registers (the first pass, or one of its two parts in plans for few tiles)
+  tile_tail,     //!< optimized: a stage's last steps, local to tiles of 2^span_log2 keys (a
+                 //!< tile's or a warp's) in registers
+  gather_steps,  //!< optimized: several steps of one stage wider than a tile, in one pass
+  cluster_sort,  //!< optimized: every stage of up to 2^span_log2 keys on one cluster of blocks
+  merge_stages,  //!< optimized: whole stages past a tile, one pass each, on all the tiles of
+                 //!< 2^span_log2 keys at once (merge path, then a bitonic merge per tile)
+  merge_stage,   //!< optimized: one whole stage past a tile from one buffer into the other
+                 //!< (merge path, then a bitonic merge per tile)
 };
 
 struct pass {
@@ -35,6 +38,10 @@ struct pass {
   //! Reads the keys from the buffer that holds them and writes them to the other one (the plan's
   //! scratch): merge_runs, merge_stage, and a first pass that starts an odd number of those.
   bool to_other = false;
+  //! Memory holds the keys' ordered words (key_order.hpp), not the keys, before / after the
+  //! pass: plans that merge out of place keep words from the first pass to the last merge.
+  bool reads_words = false;
+  bool writes_words = false;
 
   //! Number of network steps the pass runs (0 for merge_runs).
   network::index_t steps() const;
@@ -59,9 +66,11 @@ struct plan {
   algorithm algo = algorithm::global_step;
   std::vector<pass> passes;
   //! Keys of scratch memory the executors need (0: none): n where passes `to_other` ping-pong
-  //! with it, and for merge_stage passes room behind them for one 8-byte split a tile (aligned to
-  //! 8 bytes).
+  //! with it, and behind them the merges' splits. The scratch starts 8-byte aligned.
   std::size_t scratch_keys = 0;
+  //! Where in the scratch (bytes from its start) merge_stage passes keep their tiles' splits
+  //! (8-byte words, one a tile), and how many bytes they have there (0: no merge_stage pass).
+  std::size_t splits_offset_bytes = 0, split_bytes = 0;
   bool needs_scratch() const { return scratch_keys != 0; }
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
 };

@@ -24,15 +24,16 @@ unsigned kernel_span_log2(pass_kind kind, std::size_t key_bytes) {
   switch (kind) {
     case pass_kind::block_steps:
       return tuning::fused_steps::span_log2;
-    case pass_kind::register_tile:
+    case pass_kind::sort_tiles:
+    case pass_kind::tile_tail:
       return tuning::optimized_tile_log2(key_bytes);
     default:
       return tuning::shared_tile_log2(key_bytes);
   }
 }
 
-// The span a register_tile pass must have: a tile's, or in plans for few tiles a warp's keys
-// (every step of the pass must then fit those).
+// The span a sort_tiles or tile_tail pass must have: a tile's, or in plans for few tiles a warp's
+// keys (every step of the pass must then fit those).
 unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
   const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
   return ps.span_log2 == warp_stages ? warp_stages : tuning::optimized_tile_log2(key_bytes);
@@ -86,7 +87,7 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
       case pass_kind::gather_steps: {
         if (algo != algorithm::optimized)
           return fail() << where << "gather pass in " << to_string(algo);
-        const unsigned tile_log2 = kernel_span_log2(pass_kind::register_tile, key_bytes);
+        const unsigned tile_log2 = kernel_span_log2(pass_kind::sort_tiles, key_bytes);
         if (ps.first.stage != ps.last.stage) return fail() << where << "gather spans stages";
         if (ps.steps() > tuning::optimized_gather_steps_max(key_bytes)) {
           return fail() << where << "gathers " << ps.steps() << " steps, more than the kernel's";
@@ -102,16 +103,27 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
       }
       case pass_kind::block_steps:
       case pass_kind::tile_steps:
-      case pass_kind::register_tile: {
+      case pass_kind::sort_tiles:
+      case pass_kind::tile_tail: {
+        const bool registers = ps.kind == pass_kind::sort_tiles || ps.kind == pass_kind::tile_tail;
         const bool kind_matches =
             ps.kind == pass_kind::block_steps ? algo == algorithm::fused_steps
-            : ps.kind == pass_kind::register_tile
-                ? algo == algorithm::optimized
-                : (algo == algorithm::shared_tiles || algo == algorithm::block_merge);
+            : registers                       ? algo == algorithm::optimized
+                        : (algo == algorithm::shared_tiles || algo == algorithm::block_merge);
         if (!kind_matches) return fail() << where << to_string(ps.kind) << " in this algorithm";
-        const unsigned span_log2 = ps.kind == pass_kind::register_tile
-                                       ? register_tile_span_log2(ps, key_bytes)
-                                       : kernel_span_log2(ps.kind, key_bytes);
+        // The first pass (or its two parts) sorts tiles from stage 1; a tail is one stage's end.
+        const bool starts_sorting =
+            ps.first == step{1, 0} || (i == 1 && p.passes[0].kind == pass_kind::sort_tiles &&
+                                       ps.first.distance_log2 + 1 == ps.first.stage);
+        if (ps.kind == pass_kind::sort_tiles && (i > 1 || !starts_sorting)) {
+          return fail() << where << "sort_tiles that is not the first pass or its second part";
+        }
+        if (ps.kind == pass_kind::tile_tail &&
+            (ps.first.stage != ps.last.stage || ps.last.distance_log2 != 0 || i < 1)) {
+          return fail() << where << "tile_tail that is not the end of one stage";
+        }
+        const unsigned span_log2 = registers ? register_tile_span_log2(ps, key_bytes)
+                                             : kernel_span_log2(ps.kind, key_bytes);
         if (ps.span_log2 != span_log2) {
           return fail() << where << "span 2^" << ps.span_log2 << " differs from the kernel's 2^"
                         << span_log2;
@@ -163,7 +175,7 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
     }
     // Passes to the other buffer: merges, and an optimized first pass.
     if (ps.to_other && ps.kind != pass_kind::merge_stage &&
-        !(ps.kind == pass_kind::register_tile && i == 0)) {
+        !(ps.kind == pass_kind::sort_tiles && i == 0)) {
       return fail() << where << to_string(ps.kind) << " to the other buffer";
     }
     if (ps.kind != pass_kind::merge_stages && ps.memory_passes() != 1) {
@@ -172,7 +184,26 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
     if (ps.steps() != ps.last.ordinal() - ps.first.ordinal() + 1) {
       return fail() << where << "steps() disagrees with its range";
     }
+    // A pass reads what the pass before left in memory: keys, or their words.
+    if (ps.reads_words != (i > 0 && p.passes[i - 1].writes_words)) {
+      return fail() << where << "reads " << (ps.reads_words ? "words" : "keys")
+                    << " where the pass before left the other";
+    }
+    if ((ps.reads_words || ps.writes_words) && ps.kind != pass_kind::merge_stage &&
+        !(ps.kind == pass_kind::sort_tiles && !ps.reads_words)) {
+      return fail() << where << to_string(ps.kind) << " has no kernel for words";
+    }
     expected = ps.last.next();
+  }
+  if (!p.passes.empty() && p.passes.back().writes_words) {
+    return fail() << "the last pass leaves words, not keys";
+  }
+  // The splits lie behind the keys in the scratch, 8-byte aligned, within it.
+  if (p.split_bytes != 0 &&
+      (p.splits_offset_bytes % 8 != 0 || p.splits_offset_bytes < n * key_bytes ||
+       p.scratch_keys * key_bytes < p.splits_offset_bytes + p.split_bytes)) {
+    return fail() << "splits at byte " << p.splits_offset_bytes << " (" << p.split_bytes
+                  << " bytes) outside a scratch of " << p.scratch_keys << " keys";
   }
   if (expected.ordinal() != network::step_count(network_stages)) {
     return fail() << "the passes stop after " << expected.ordinal() << " of "
@@ -285,7 +316,7 @@ TEST(Plan, FewTilesSplitTheFirstPassAndEndStagesOnWarps) {
       EXPECT_EQ(p.passes[1].last, (step{std::min(p.log2_size, tile_log2), 0})) << where;
       for (std::size_t i = 2; i < p.passes.size(); ++i) {
         const pass& ps = p.passes[i];
-        if (ps.kind == pass_kind::register_tile) {
+        if (ps.kind == pass_kind::tile_tail) {
           EXPECT_EQ(ps.span_log2, warp_stages) << where << "pass " << i;
           EXPECT_EQ(ps.first.distance_log2 + 1, warp_stages) << where << "pass " << i;
         } else {
@@ -359,9 +390,14 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
       EXPECT_EQ(memory_passes(p), p.passes.size()) << where;
       EXPECT_EQ(p.passes[0].last, (step{tile_log2, 0})) << where;
       EXPECT_EQ(p.passes[0].to_other, (k - tile_log2) % 2 == 1) << where;
+      EXPECT_TRUE(is_valid_plan(p, algorithm::optimized, n, key_bytes)) << where;
+      EXPECT_EQ(p.passes[0].kind, pass_kind::sort_tiles) << where;
+      EXPECT_TRUE(p.passes[0].writes_words) << where;  // words from the first pass to the last
       for (std::size_t i = 1; i < p.passes.size(); ++i) {
         EXPECT_EQ(p.passes[i].kind, pass_kind::merge_stage) << where;
         EXPECT_EQ(p.passes[i].first.stage, tile_log2 + i) << where;
+        EXPECT_TRUE(p.passes[i].reads_words) << where;
+        EXPECT_EQ(p.passes[i].writes_words, i + 1 < p.passes.size()) << where;
       }
       EXPECT_TRUE(p.blocked.empty()) << where;
       std::size_t i = 0;
