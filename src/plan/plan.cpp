@@ -220,9 +220,9 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
         p.passes.push_back({pass_kind::cluster_sort, step{1, 0}, step{k, 0}, k});
         break;
       }
-      // Scratch only where its bytes (keys and splits) are a size_t: beyond that no device has them.
-      const bool scratch_addressable =
-          n <= std::numeric_limits<std::size_t>::max() / 2 / key_bytes;
+      // Scratch only where its bytes (keys and splits) are a size_t: beyond that no device has
+      // them.
+      const bool scratch_addressable = n <= std::numeric_limits<std::size_t>::max() / 2 / key_bytes;
       if (blocks && scratch == scratch_use::allowed && scratch_addressable) {
         // Past one cache block, one streaming pass a stage. Not blocked: merges of blocks that
         // fit the cache twice over (keys and scratch) lost (docs/PERFORMANCE.md log 30).
