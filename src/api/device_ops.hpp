@@ -11,11 +11,16 @@
 
 namespace bitonic::dispatch {
 
-//! Enqueues the merge of sorted d_a[0, a_count) and d_b[0, b_count) into d_out on `stream`; keys
-//! of a go before equal keys of b.
+//! Enqueues the merge of the sorted runs d_runs[0, a_count) and d_runs[a_count, n) into
+//! d_out[0, n) (another buffer) on `stream`, keys of the first run before equal keys of the
+//! second; d_splits: merge_split_bytes<Key>(n) bytes of device memory, 8-byte aligned.
 template <class Key>
-void merge_on_device(const Key* d_a, std::size_t a_count, const Key* d_b, std::size_t b_count,
-                     Key* d_out, order direction, cudaStream_t stream);
+void merge_on_device(const Key* d_runs, std::size_t a_count, std::size_t n, Key* d_out,
+                     void* d_splits, order direction, cudaStream_t stream);
+
+//! Device memory merge_on_device needs besides its keys, for n keys.
+template <class Key>
+std::size_t merge_split_bytes(std::size_t n);
 
 //! Finishes sorting d_keys[0, n) (opt: order, algorithm, stream) when every aligned block of
 //! 2^sorted_log2 keys is sorted already: runs only the network's stages above sorted_log2, so

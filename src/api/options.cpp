@@ -4,7 +4,7 @@
 #include <array>
 #include <string>
 
-#include "kernels/tuning.hpp"
+#include "kernels/device_fit.hpp"
 #include "plan/plan.hpp"
 #include "runtime/device.hpp"
 #include "runtime/per_device.hpp"
@@ -68,32 +68,10 @@ void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
 
 namespace {
 plan::device_shape read_device_shape(std::size_t key_bytes) {
-  // The largest cluster of the cluster sort's blocks (one an SM) the device places, as a power of
-  // two up to the tuning's.
-  using clusters = tuning::cluster_sort<4>;
-  unsigned cluster_log2 = 0;
-  if (const unsigned most = tuning::cluster_sort_log2_max(key_bytes); most != 0) {
-    const unsigned blocks = runtime::cluster_blocks_max(
-        clusters::block_threads, runtime::one_block_per_multiprocessor_smem());
-    while (cluster_log2 < most && (2u << cluster_log2) <= blocks)
-      ++cluster_log2;
-  }
-  // The optimized path's tiles resident at once: tile_min_blocks an SM (their registers), fewer
-  // where an SM's shared memory holds fewer (the system keeps 1 KiB of it per block).
-  unsigned resident_tiles = 0;
-  if (runtime::launches_cooperative()) {
-    const std::size_t tile_smem = tuning::optimized_tile_smem_bytes(key_bytes);
-    static_assert(tuning::optimized<4>::tile_min_blocks == tuning::optimized<8>::tile_min_blocks);
-    const std::size_t per_sm =
-        std::min<std::size_t>(tuning::optimized<4>::tile_min_blocks,
-                              runtime::shared_memory_per_multiprocessor() / (tile_smem + 1024));
-    resident_tiles = unsigned(per_sm) * runtime::multiprocessor_count();
-  }
   return {plan::cache_block_log2(runtime::l2_cache_bytes(), key_bytes),
-          runtime::multiprocessor_count(),
-          cluster_log2 == 0 ? 0 : clusters::block_log2 + cluster_log2, resident_tiles};
+          runtime::multiprocessor_count(), kernels::cluster_sort_stages(key_bytes),
+          kernels::resident_tiles(key_bytes)};
 }
-
 }  // namespace
 
 plan::device_shape current_device_shape(std::size_t key_bytes) {

@@ -11,7 +11,6 @@
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
 #include "dispatch/run_plan.cuh"
-#include "kernels/merge_pair.cuh"
 #include "kernels/tuning.hpp"
 #include "plan/plan.hpp"
 #include "runtime/device.hpp"
@@ -151,20 +150,31 @@ void dispatch::sort_sorted_blocks(Key* d_keys, std::size_t n, unsigned sorted_lo
 }
 
 template <class Key>
-void dispatch::merge_on_device(const Key* d_a, std::size_t a_count, const Key* d_b,
-                               std::size_t b_count, Key* d_out, order direction,
-                               cudaStream_t stream) {
+void dispatch::merge_on_device(const Key* d_runs, std::size_t a_count, std::size_t n, Key* d_out,
+                               void* d_splits, order direction, cudaStream_t stream) {
+  namespace merge = kernels::optimized_merge;
+  if (a_count > n) throw error("bitonic: internal error: a merge's first run is past its end");
+  if (reinterpret_cast<std::uintptr_t>(d_splits) % alignof(network::index_t) != 0) {
+    throw error("bitonic: internal error: a merge's splits are not 8-byte aligned");
+  }
   api::with_order(direction, [&](auto less) {
-    kernels::launch_merge_pair(d_a, a_count, d_b, b_count, d_out, less, stream);
+    merge::launch_merge<Key>(d_runs, d_out, n, merge::run_pairs::one(a_count),
+                             static_cast<network::index_t*>(d_splits), less, stream);
   });
+}
+
+template <class Key>
+std::size_t dispatch::merge_split_bytes(std::size_t n) {
+  return kernels::optimized_merge::split_count<Key>(n) * sizeof(network::index_t);
 }
 
 }  // namespace bitonic
 
-#define BITONIC_INSTANTIATE_SORT(Key)                                                        \
-  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);              \
-  template std::size_t bitonic::workspace_bytes<Key>(std::size_t, const bitonic::options&);  \
-  template void bitonic::dispatch::merge_on_device<Key>(                                     \
-      const Key*, std::size_t, const Key*, std::size_t, Key*, bitonic::order, cudaStream_t); \
-  template void bitonic::dispatch::sort_sorted_blocks<Key>(Key*, std::size_t, unsigned,      \
+#define BITONIC_INSTANTIATE_SORT(Key)                                                       \
+  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);             \
+  template std::size_t bitonic::workspace_bytes<Key>(std::size_t, const bitonic::options&); \
+  template void bitonic::dispatch::merge_on_device<Key>(                                    \
+      const Key*, std::size_t, std::size_t, Key*, void*, bitonic::order, cudaStream_t);     \
+  template std::size_t bitonic::dispatch::merge_split_bytes<Key>(std::size_t);              \
+  template void bitonic::dispatch::sort_sorted_blocks<Key>(Key*, std::size_t, unsigned,     \
                                                            const bitonic::options&);

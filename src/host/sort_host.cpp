@@ -111,16 +111,32 @@ class transfer {
 };
 
 //! The GPU backend of sort_out_of_core (see out_of_core.hpp): one device buffer holds a run while
-//! runs are sorted, and a merge piece's inputs and output afterwards.
+//! runs are sorted, and afterwards a merge piece's two inputs, its output and the merge's splits.
 template <class Key>
 struct gpu_backend {
   transfer<Key>& moves;
   Key* device;
   std::size_t device_keys;
   const options& opt;
+  std::size_t piece = merge_piece_keys(device_keys);
+
+  //! The most keys a merge piece may have: its inputs and output, 2 * piece keys, and the
+  //! merge's splits (8-byte aligned after them) fit in device_keys keys. 0 where none fit.
+  static std::size_t merge_piece_keys(std::size_t device_keys) {
+    const auto bytes_for = [](std::size_t keys) {
+      const std::size_t split_at = (2 * keys * sizeof(Key) + 7) / 8 * 8;
+      return split_at + dispatch::merge_split_bytes<Key>(keys);
+    };
+    std::size_t keys = device_keys / 2;
+    while (keys > 0 && bytes_for(keys) > device_keys * sizeof(Key)) {
+      // Shrinking by half the bytes over (in keys) takes off at least those bytes.
+      keys -= std::max<std::size_t>(1, (bytes_for(keys) - device_keys * sizeof(Key) + 1) / 2);
+    }
+    return keys;
+  }
 
   std::size_t run_keys() const { return device_keys; }
-  std::size_t piece_keys() const { return device_keys / 2; }
+  std::size_t piece_keys() const { return piece; }
 
   //! Sorts keys[0, n) through the device. With a network, each chunk is sorted as soon as it
   //! has landed, while the next ones are copied, and only the wider stages wait for all keys.
@@ -140,12 +156,14 @@ struct gpu_backend {
   }
 
   void merge_piece(const Key* a, std::size_t a_count, const Key* b, std::size_t b_count, Key* out) {
-    Key* inputs = device;
-    Key* merged = device + piece_keys();
+    Key* const inputs = device;
+    Key* const merged = device + piece;
+    void* const splits =
+        reinterpret_cast<unsigned char*>(device) + (2 * piece * sizeof(Key) + 7) / 8 * 8;
     moves.upload(inputs, a, a_count);
     moves.upload(inputs + a_count, b, b_count);
-    dispatch::merge_on_device(inputs, a_count, inputs + a_count, b_count, merged, opt.direction,
-                              opt.stream);
+    dispatch::merge_on_device(static_cast<const Key*>(inputs), a_count, a_count + b_count, merged,
+                              splits, opt.direction, opt.stream);
     moves.download(out, merged, a_count + b_count);
   }
 
@@ -184,6 +202,10 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
   runtime::stream_buffer<Key> device;
   device.allocate(budget_keys, opt.stream, allocation_failed);
   gpu_backend<Key> backend{moves, device.get(), budget_keys, opt};
+  if (backend.piece_keys() == 0) {
+    throw error(std::string(caller) + ": too little device memory for the out-of-core merge (" +
+                std::to_string(budget_keys * sizeof(Key)) + " bytes)");
+  }
   api::with_order(opt.direction,
                   [&](auto less) { sort_out_of_core(h_keys, n, scratch.get(), less, backend); });
 }

@@ -41,28 +41,13 @@ using network::index_t;
 template <class Key>
 using tile_type = register_tile<Key>;
 
-//! Keys of run a among the first d keys of the merge of sorted runs a and b under `less` (a's
-//! keys before equal keys of b): merge path, searched by an aligned group of Lanes lanes of a
-//! warp, Lanes probes a round; every lane of the group returns it. Ties between equal words need
-//! no rule: they are the same bits. Stored: Key, or its word where an earlier pass left words
-//! (as in the rest of this file).
+//! Keys of run a among the first d keys of the merge of sorted runs a and b (a's keys before
+//! equal keys of b), searched by an aligned group of Lanes lanes of a warp (merge::path_split).
+//! Stored: Key, or its word where an earlier pass left words (as in the rest of this file).
 template <class Key, unsigned Lanes = 32, class Stored, class Less>
 __device__ index_t merge_path(const Stored* a, index_t a_n, const Stored* b, index_t b_n, index_t d,
                               Less less) {
-  static_assert(Lanes >= 2 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0, "a power-of-two group");
-  const unsigned lane = threadIdx.x % Lanes;
-  const unsigned group = unsigned(~0ull >> (64 - Lanes)) << (threadIdx.x % 32 - lane);
-  // a[i] goes before b[d - 1 - i] exactly for the i below the answer, which is in [lo, hi].
-  index_t lo = d > b_n ? d - b_n : 0, hi = d < a_n ? d : a_n;
-  while (lo < hi) {
-    const index_t span = hi - lo, probe = lo + span * lane / Lanes;  // ascending over the lanes
-    const bool before = !less(word_of<Key>(b[d - 1 - probe]), word_of<Key>(a[probe]));
-    const unsigned below = __popc(__ballot_sync(group, before) & group);  // the lanes below hold
-    const index_t next_lo = below == 0 ? lo : lo + span * (below - 1) / Lanes + 1;
-    hi = below == Lanes ? hi : lo + span * below / Lanes;
-    lo = next_lo;
-  }
-  return lo;
+  return merge::path_split<Lanes>(a, a_n, b, b_n, d, word_less<Key, Less>{less});
 }
 
 //! Loads a[0, a_n) ascending from the tile's first position and b[0, b_n) descending up to its
@@ -89,8 +74,24 @@ __device__ void load_bitonic(tile_type<Key>& tile, const Stored* a, unsigned a_n
   }
 }
 
-//! Where the tile of output positions from tile_begin takes its keys in stage `stage` (runs of
-//! 2^(stage - 1) keys): its run pair, and how far into it the tile starts.
+//! Which runs a merge pairs: from every multiple of 2^span_log2, a first run of first_keys keys
+//! and a second of at most second_keys (cut at n). A stage pairs neighbouring runs of
+//! 2^(stage - 1); a merge of two arrays laid end to end is one pair over all n keys. Output tiles
+//! never straddle two pairs: a span is a multiple of the tile, or all n keys.
+struct run_pairs {
+  index_t first_keys = 0, second_keys = 0;
+  unsigned span_log2 = 64;  //!< 64: a single pair
+
+  __host__ __device__ static constexpr run_pairs stage(unsigned s) {
+    return {index_t{1} << (s - 1), index_t{1} << (s - 1), s};
+  }
+  __host__ __device__ static constexpr run_pairs one(index_t first_keys) {
+    return {first_keys, ~index_t{0}, 64};
+  }
+};
+
+//! Where the tile of output positions from tile_begin takes its keys: its run pair, and how far
+//! into it the tile starts.
 struct merge_tile {
   index_t a_begin = 0, b_begin = 0, a_n = 0, b_n = 0;
   index_t first = 0;  //!< output positions of the pair before the tile
@@ -98,14 +99,15 @@ struct merge_tile {
   bool last = false;  //!< the last tile of its pair: it ends where the pair does
 
   template <unsigned TileKeys>
-  __device__ static merge_tile locate(index_t n, unsigned stage, index_t tile_begin) {
+  __device__ static merge_tile locate(index_t n, run_pairs pairs, index_t tile_begin) {
     merge_tile m;
-    const index_t run = index_t{1} << (stage - 1);
-    m.a_begin = tile_begin & ~(2 * run - 1);
-    m.b_begin = m.a_begin + run;
+    const index_t within_span =
+        pairs.span_log2 >= 64 ? ~index_t{0} : (index_t{1} << pairs.span_log2) - 1;
+    m.a_begin = tile_begin & ~within_span;
+    m.b_begin = m.a_begin + pairs.first_keys;
     if (tile_begin >= n || m.b_begin >= n) return m;
-    m.a_n = run;
-    m.b_n = n - m.b_begin < run ? n - m.b_begin : run;
+    m.a_n = pairs.first_keys;
+    m.b_n = n - m.b_begin < pairs.second_keys ? n - m.b_begin : pairs.second_keys;
     m.first = tile_begin - m.a_begin;
     m.last = m.a_n + m.b_n - m.first <= TileKeys;
     m.keys = m.last ? m.a_n + m.b_n - m.first : TileKeys;
@@ -149,7 +151,7 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
     const index_t tile_begin = block + index_t{blockIdx.x} * Tile::keys;
     for (unsigned s = first_stage; s <= last_stage; ++s) {
       if (s != first_stage) grid.sync();  // the previous stage's stores before these searches
-      const merge_tile m = merge_tile::locate<Tile::keys>(n, s, tile_begin);
+      const merge_tile m = merge_tile::locate<Tile::keys>(n, run_pairs::stage(s), tile_begin);
       if (m.keys != 0) {
         if (const unsigned warp = threadIdx.x / 32; warp < 2) {  // one warp a tile end
           const index_t at = merge_path<Key>(keys + m.a_begin, m.a_n, keys + m.b_begin, m.b_n,
@@ -172,19 +174,19 @@ inline constexpr unsigned partition_threads = 256;
 //! where 8 take more rounds but a third of the reads (docs/PERFORMANCE.md log 32).
 inline constexpr index_t partition_narrow_min_tiles = 2048;
 
-//! For one stage out of place: splits[t] = keys of the first run before tile t's first output
+//! For one merge out of place: splits[t] = keys of the first run before tile t's first output
 //! position, for every tile t of in[0, n) that merges, by merge path (Lanes lanes a tile). Its
 //! own launch, so that the merge kernel's blocks do not wait on these dependent loads from DRAM.
 template <class Key, unsigned Lanes, class In, class Less>
 __global__ void __launch_bounds__(partition_threads)
-    partition_kernel(const In* in, index_t n, unsigned stage, index_t* splits, Less less) {
+    partition_kernel(const In* in, index_t n, run_pairs pairs, index_t* splits, Less less) {
   constexpr unsigned tile_keys = tile_type<Key>::keys;
   wait_for_previous_pass();
   const index_t tiles = (n + tile_keys - 1) / tile_keys;
   const index_t groups = index_t{gridDim.x} * (partition_threads / Lanes);
   for (index_t t = (index_t{blockIdx.x} * partition_threads + threadIdx.x) / Lanes; t < tiles;
        t += groups) {
-    const merge_tile m = merge_tile::locate<tile_keys>(n, stage, t * tile_keys);
+    const merge_tile m = merge_tile::locate<tile_keys>(n, pairs, t * tile_keys);
     if (m.keys == 0) continue;
     const index_t at =
         merge_path<Key, Lanes>(in + m.a_begin, m.a_n, in + m.b_begin, m.b_n, m.first, less);
@@ -192,14 +194,14 @@ __global__ void __launch_bounds__(partition_threads)
   }
 }
 
-//! One stage out of place: every tile of `out` gets its slices of the two runs in `in` (where
+//! One merge out of place: every tile of `out` gets its slices of the two runs in `in` (where
 //! partition_kernel's splits say), merged; a tile whose run has no partner is copied. No block
 //! waits for another, so blocks' loads, steps and stores overlap as in any pass. In and Out:
 //! Key or its word (a plan keeps words between its merges).
 template <class Key, class In, class Out, class Less>
 __global__ void __launch_bounds__(tile_type<Key>::threads,
                                   tuning::optimized<sizeof(Key)>::tile_min_blocks)
-    merge_stage_kernel(const In* in, Out* out, index_t n, unsigned stage, const index_t* splits,
+    merge_stage_kernel(const In* in, Out* out, index_t n, run_pairs pairs, const index_t* splits,
                        Less less) {
   using Tile = tile_type<Key>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -208,7 +210,7 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
   wait_for_previous_pass();
   for (index_t t = blockIdx.x; t * Tile::keys < n; t += gridDim.x) {
     const index_t tile_begin = t * Tile::keys;
-    if (const merge_tile m = merge_tile::locate<Tile::keys>(n, stage, tile_begin); m.keys != 0) {
+    if (const merge_tile m = merge_tile::locate<Tile::keys>(n, pairs, tile_begin); m.keys != 0) {
       load_merge_slices(tile, in, m, splits[t], m.last ? m.a_n : splits[t + 1], less);
       merge_and_store(tile, out + tile_begin, m.keys, less);
     } else {
@@ -251,33 +253,41 @@ constexpr index_t split_count(index_t n) {
   return (n + tile_type<Key>::keys - 1) / tile_type<Key>::keys;
 }
 
-//! partition_kernel for stage `stage` of in[0, n), Lanes lanes a tile, chained on `stream`.
+//! partition_kernel for `pairs` of in[0, n), Lanes lanes a tile, chained on `stream`.
 template <class Key, unsigned Lanes, class In, class Less>
-void launch_partition(const In* in, index_t n, unsigned stage, index_t* splits, Less less,
+void launch_partition(const In* in, index_t n, run_pairs pairs, index_t* splits, Less less,
                       cudaStream_t stream) {
   launch_chained(partition_kernel<Key, Lanes, In, Less>,
                  grid_blocks(split_count<Key>(n), partition_threads / Lanes), partition_threads, 0,
-                 stream, "optimized partition_kernel launch", in, n, stage, splits, less);
+                 stream, "optimized partition_kernel launch", in, n, pairs, splits, less);
 }
 
-//! Runs stage `stage` (past the tile) from in[0, n), whose runs of 2^(stage - 1) keys are sorted,
-//! to out[0, n) (another buffer), one block a tile; `splits` holds split_count<Key>(n) entries.
-//! In and Out: Key or its word, so that a plan can keep words between its passes.
+//! Merges the run pairs of in[0, n) into out[0, n) (another buffer), one block a tile; `splits`
+//! holds split_count<Key>(n) entries. In and Out: Key or its word.
 template <class Key, class In, class Out, class Less>
-void launch_stage(const In* in, Out* out, index_t n, unsigned stage, index_t* splits, Less less,
+void launch_merge(const In* in, Out* out, index_t n, run_pairs pairs, index_t* splits, Less less,
                   cudaStream_t stream) {
   using Tile = tile_type<Key>;
-  if (stage <= Tile::tile_log2)
-    throw error("bitonic: internal error: a merged stage within a tile");
   if (split_count<Key>(n) >= partition_narrow_min_tiles) {
-    launch_partition<Key, 8>(in, n, stage, splits, less, stream);
+    launch_partition<Key, 8>(in, n, pairs, splits, less, stream);
   } else {
-    launch_partition<Key, 32>(in, n, stage, splits, less, stream);
+    launch_partition<Key, 32>(in, n, pairs, splits, less, stream);
   }
   launch_on_tiles<Tile, merge_stage_kernel<Key, In, Out, Less>>(
       n, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
-      "optimized merge_stage_kernel launch", in, out, n, stage, static_cast<const index_t*>(splits),
+      "optimized merge_stage_kernel launch", in, out, n, pairs, static_cast<const index_t*>(splits),
       less);
+}
+
+//! Runs stage `stage` (past the tile) from in[0, n), whose runs of 2^(stage - 1) keys are sorted,
+//! to out[0, n) (another buffer). In and Out: Key or its word, so that a plan can keep words
+//! between its passes.
+template <class Key, class In, class Out, class Less>
+void launch_stage(const In* in, Out* out, index_t n, unsigned stage, index_t* splits, Less less,
+                  cudaStream_t stream) {
+  if (stage <= tile_type<Key>::tile_log2)
+    throw error("bitonic: internal error: a merged stage within a tile");
+  launch_merge<Key>(in, out, n, run_pairs::stage(stage), splits, less, stream);
 }
 
 }  // namespace bitonic::kernels::optimized_merge

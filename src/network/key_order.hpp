@@ -88,4 +88,15 @@ BITONIC_HOST_DEVICE Stored stored_of(typename ordered_word<Key>::type w) {
   }
 }
 
+//! `less` on the words of what memory holds (Key or its word), so that a search over stored keys
+//! compares them as the kernels compare their registers.
+template <class Key, class Less>
+struct word_less {
+  Less less;
+  template <class Stored>
+  BITONIC_HOST_DEVICE bool operator()(const Stored& x, const Stored& y) const {
+    return less(word_of<Key>(x), word_of<Key>(y));
+  }
+};
+
 }  // namespace bitonic

@@ -129,6 +129,7 @@ namespace bitonic::merge {
 
 //! How many of the sorted keys other[0, count) go before `key` when `key`'s run and `other` are
 //! merged: keys of the left run go before equal keys of the right run. O(log count) comparisons.
+//! A rank per key, as seed 001 merged (block_merge); merges cut into pieces use path_split.
 template <class Key, class Less>
 BITONIC_HOST_DEVICE inline network::index_t keys_before(const Key* other, network::index_t count,
                                                         const Key& key, bool key_is_left,
@@ -165,17 +166,40 @@ BITONIC_HOST_DEVICE inline network::index_t destination(const Key* keys, network
          keys_before(keys + partner_first, partner_end - partner_first, keys[i], in_left, less);
 }
 
-//! Merge path: how many keys of the sorted `a` (the left run) are among the first `diagonal` keys
-//! of the merge of a and b. Splitting both inputs there lets a merge proceed in independent pieces.
-template <class Key, class Less>
+//! Merge path, the one search every merge of two runs is cut by: how many keys of the sorted `a`
+//! (the left run) are among the first `diagonal` keys of the merge of a and b, a's keys before
+//! equal keys of b. Splitting both inputs there lets a merge proceed in independent pieces.
+//! O(log min(a_count, b_count)) comparisons. On the device, an aligned group of Lanes lanes of a
+//! warp may search together, Lanes probes a round (fewer dependent loads); all of them must call
+//! it with the same arguments, and every lane returns the answer. Lanes = 1: one thread alone.
+template <unsigned Lanes = 1, class Key, class Less>
 BITONIC_HOST_DEVICE inline network::index_t path_split(const Key* a, network::index_t a_count,
                                                        const Key* b, network::index_t b_count,
                                                        network::index_t diagonal, Less less) {
-  network::index_t lo = diagonal > b_count ? diagonal - b_count : 0;
-  network::index_t hi = diagonal < a_count ? diagonal : a_count;
-  while (lo < hi) {  // a[mid] is taken before b[diagonal - 1 - mid] unless b's key is smaller
-    const network::index_t mid = lo + (hi - lo) / 2;
-    if (!less(b[diagonal - 1 - mid], a[mid])) {
+  static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0,
+                "lanes: a power-of-two group of a warp");
+  using network::index_t;
+  // a[i] is taken before b[diagonal - 1 - i] exactly for the i below the answer, in [lo, hi].
+  index_t lo = diagonal > b_count ? diagonal - b_count : 0;
+  index_t hi = diagonal < a_count ? diagonal : a_count;
+  const auto a_first = [&](index_t i) { return !less(b[diagonal - 1 - i], a[i]); };
+#if defined(__CUDA_ARCH__)
+  if constexpr (Lanes > 1) {
+    const unsigned lane = threadIdx.x % Lanes;
+    const unsigned group = unsigned(~0ull >> (64 - Lanes)) << (threadIdx.x % 32 - lane);
+    while (lo < hi) {
+      const index_t span = hi - lo, probe = lo + span * lane / Lanes;  // ascending over lanes
+      const unsigned below = __popc(__ballot_sync(group, a_first(probe)) & group);
+      const index_t next_lo = below == 0 ? lo : lo + span * (below - 1) / Lanes + 1;
+      hi = below == Lanes ? hi : lo + span * below / Lanes;
+      lo = next_lo;
+    }
+    return lo;
+  }
+#endif
+  while (lo < hi) {  // every lane alone where there are no lanes to share with
+    const index_t mid = lo + (hi - lo) / 2;
+    if (a_first(mid)) {
       lo = mid + 1;
     } else {
       hi = mid;

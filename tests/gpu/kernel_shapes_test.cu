@@ -42,13 +42,16 @@ using network::step;
 // Less): the order in which the GPU leaves sorted runs, a refinement of Less (-0.0 before +0.0
 // ascending) with a single result, so that a merge's output can be compared bit for bit.
 template <class Key, class Less>
+bool words_less(Key a, Key b) {
+  return Less{}(ordered_word<Key>::encode(a), ordered_word<Key>::encode(b));
+}
+
+template <class Key, class Less>
 void sort_blocks_by_words(std::vector<Key>& keys, unsigned block_log2) {
-  const auto words_less = [](Key a, Key b) {
-    return Less{}(ordered_word<Key>::encode(a), ordered_word<Key>::encode(b));
-  };
   const std::size_t block = std::size_t{1} << block_log2;
   for (std::size_t b = 0; b < keys.size(); b += block) {
-    std::sort(keys.begin() + b, keys.begin() + std::min(keys.size(), b + block), words_less);
+    std::sort(keys.begin() + b, keys.begin() + std::min(keys.size(), b + block),
+              words_less<Key, Less>);
   }
 }
 
@@ -356,6 +359,56 @@ TEST(KernelShapes, MergesInPlaceAndOutOfPlace) {
   expect_merges_all_cases<double>();
 }
 
+// Two sorted arrays laid end to end, merged out of place as one pair (launch_merge with
+// run_pairs::one: sort_host's out-of-core merge): first and second runs empty, of one key, around
+// a tile and of many tiles, every distribution, both orders, bit for bit against std::merge by
+// words; and once past partition_narrow_min_tiles tiles (8 lanes a tile).
+template <class Key, class Less>
+void expect_two_run_merge(std::size_t a_n, std::size_t b_n, distribution d) {
+  namespace merge = kernels::optimized_merge;
+  const std::size_t n = a_n + b_n;
+  const std::uint64_t seed = case_seed(n, d) + a_n;
+  std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  const auto middle = input.begin() + std::ptrdiff_t(a_n);
+  std::sort(input.begin(), middle, words_less<Key, Less>);
+  std::sort(middle, input.end(), words_less<Key, Less>);
+  std::vector<Key> expected(n);
+  std::merge(input.begin(), middle, middle, input.end(), expected.begin(), words_less<Key, Less>);
+  device_array<Key> from(n), to(n);
+  device_array<index_t> splits(merge::split_count<Key>(n));
+  from.upload(input);
+  merge::launch_merge<Key>(static_cast<const Key*>(from.get()), to.get(), index_t{n},
+                           merge::run_pairs::one(a_n), splits.get(), Less{}, cudaStream_t{});
+  TEST_CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_TRUE(same_bits(to.download(), expected))
+      << "two-run merge " << tools::type_name<Key>() << " a=" << a_n << " b=" << b_n << " "
+      << tools::to_string(d) << " seed=" << seed;
+}
+
+template <class Key>
+void expect_two_run_merges() {
+  constexpr std::size_t tile = std::size_t{1} << tuning::optimized<sizeof(Key)>::tile_log2;
+  const std::size_t lengths[] = {0, 1, 2, 100, tile - 1, tile, tile + 1, 5 * tile + 321};
+  for (const std::size_t a_n : lengths) {
+    for (const std::size_t b_n : lengths) {
+      if (a_n + b_n == 0) continue;
+      for (const distribution d : tools::all_distributions) {
+        expect_two_run_merge<Key, ascending_less>(a_n, b_n, d);
+        expect_two_run_merge<Key, descending_less>(a_n, b_n, d);
+      }
+    }
+  }
+  const std::size_t many = (kernels::optimized_merge::partition_narrow_min_tiles + 3) * tile;
+  expect_two_run_merge<Key, ascending_less>(many / 3 + 17, many - many / 3, distribution::few);
+}
+
+TEST(KernelShapes, TwoRunMerges) {
+  expect_two_run_merges<std::int32_t>();
+  expect_two_run_merges<float>();
+  expect_two_run_merges<std::uint64_t>();
+  expect_two_run_merges<double>();
+}
+
 // partition_kernel with 8 lanes a tile (launch_stage's choice from partition_narrow_min_tiles
 // tiles on) finds the same splits as with a warp a tile, which the merge tests check through
 // launch_stage: one, several and all tiles a run, ties (few and equal keys), both orders.
@@ -371,9 +424,10 @@ void expect_narrow_partition(std::size_t n, unsigned stage, distribution d) {
   for (const auto* splits : {&warp, &narrow})  // entries of copied tiles stay as they were
     TEST_CUDA_OK(cudaMemset(splits->get(), 0xff, count * sizeof(index_t)));
   const Key* const in = keys.get();
-  kernels::optimized_merge::launch_partition<Key, 32>(in, index_t{n}, stage, warp.get(), Less{},
+  const auto pairs = kernels::optimized_merge::run_pairs::stage(stage);
+  kernels::optimized_merge::launch_partition<Key, 32>(in, index_t{n}, pairs, warp.get(), Less{},
                                                       cudaStream_t{});
-  kernels::optimized_merge::launch_partition<Key, 8>(in, index_t{n}, stage, narrow.get(), Less{},
+  kernels::optimized_merge::launch_partition<Key, 8>(in, index_t{n}, pairs, narrow.get(), Less{},
                                                      cudaStream_t{});
   TEST_CUDA_OK(cudaDeviceSynchronize());
   EXPECT_EQ(narrow.download(), warp.download())

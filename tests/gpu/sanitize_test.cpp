@@ -49,21 +49,27 @@ TEST(Sanitize, BlockMerge) {
 TEST(Sanitize, Optimized) {
   expect_small_sorts_of_both_key_sizes(algorithm::optimized);
 }
-// sort_host out of core: runs sorted on the device, then merge_pair_kernel on streamed pieces.
-TEST(Sanitize, HostSortOutOfCore) {
-  const std::size_t n = 20000;
+// sort_host out of core: runs sorted on the device, then the merge kernel (optimized_merge, one
+// pair a piece) on streamed pieces of less than a tile (doubles) and of several tiles (floats).
+template <class Key>
+void expect_out_of_core_host_sort(std::size_t n) {
   const std::uint64_t seed = test::case_seed(n, tools::distribution::few);
   for (const order direction : test::all_orders) {
-    std::vector<double> keys = tools::generate<double>(n, tools::distribution::few, seed);
-    const std::vector<double> expected = tools::reference_sort(keys, direction);
+    std::vector<Key> keys = tools::generate<Key>(n, tools::distribution::few, seed);
+    const std::vector<Key> expected = tools::reference_sort(keys, direction);
     options opt{direction};
-    opt.max_device_bytes = n * sizeof(double) / 8;
+    opt.max_device_bytes = n * sizeof(Key) / 8;
     sort_host(keys.data(), n, opt);
     EXPECT_TRUE(test::matches_reference(keys, expected))
-        << test::describe_case<double>(n, tools::distribution::few, seed, direction,
-                                       algorithm::automatic)
+        << test::describe_case<Key>(n, tools::distribution::few, seed, direction,
+                                    algorithm::automatic)
         << " sort_host out of core";
   }
+}
+
+TEST(Sanitize, HostSortOutOfCore) {
+  expect_out_of_core_host_sort<double>(20000);
+  expect_out_of_core_host_sort<float>(200000);
 }
 
 TEST(Sanitize, Automatic) {
