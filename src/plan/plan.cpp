@@ -139,6 +139,55 @@ std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes) 
   return passes;
 }
 
+// The optimized plan for p.n keys, in the first of these regimes that applies:
+// - one cluster: n fits the blocks of a thread-block cluster, one launch (where the device has
+//   clusters for this key size);
+// - merged out of place: past one cache block with scratch allowed, the first pass then one merge
+//   pass a stage, alternating between the keys and the scratch (the plan lays the scratch out);
+// - in place, the network's passes (optimized_passes), shaped by three facts of the device:
+//   few tiles (the first pass split, stages ending on warps), past one cache block (passes inside
+//   blocks run block by block), and the stages that merge on the tiles resident at once.
+void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
+                    scratch_use scratch) {
+  const unsigned k = p.log2_size, tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  const std::size_t tiles = ((p.n - 1) >> tile_log2) + 1;
+
+  using clusters = tuning::cluster_sort<4>;  // the same blocks for both key sizes
+  const unsigned most_clustered = std::min(
+      device.cluster_sort_log2, clusters::block_log2 + tuning::cluster_sort_log2_max(key_bytes));
+  if (k >= clusters::stages_min && k <= most_clustered) {
+    p.passes.push_back({pass_kind::cluster_sort, step{1, 0}, step{k, 0}, k});
+    return;
+  }
+
+  const unsigned block_log2 = device.block_log2;
+  const bool past_cache_block = k > block_log2 && block_log2 > tile_log2;
+  // Scratch only where its bytes (keys and splits) are a size_t: beyond that no device has them.
+  const bool scratch_addressable = p.n <= std::numeric_limits<std::size_t>::max() / 2 / key_bytes;
+  if (past_cache_block && scratch == scratch_use::allowed && scratch_addressable) {
+    // Not blocked: merges of blocks that fit the cache twice over (keys and scratch) lost
+    // (docs/PERFORMANCE.md log 30).
+    p.passes = merged_out_of_place_passes(k, key_bytes);
+    // The splits behind the keys, from the next 8-byte boundary: one a tile and one past it.
+    p.splits_offset_bytes = (p.n * key_bytes + 7) & ~std::size_t{7};
+    p.split_bytes = (tiles + 1) * sizeof(network::index_t);
+    p.scratch_keys = p.n + (p.split_bytes + key_bytes) / key_bytes;
+    return;
+  }
+
+  const bool few_tiles = p.n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count;
+  // Merged stages on the tiles resident at once, only while the keys fit one cache block: with
+  // blocked passes (two blocks at once, merges on half the tiles each) they gained 1-4 % for
+  // integer keys and lost for float (docs/PERFORMANCE.md log 29).
+  const unsigned merge_log2 = few_tiles || past_cache_block || device.resident_tiles == 0
+                                  ? 0
+                                  : tile_log2 + network::ceil_log2(device.resident_tiles + 1) - 1;
+  const bool in_cache = block_log2 != 0 && k <= block_log2;
+  p.passes = optimized_passes(k, key_bytes, past_cache_block ? block_log2 : 0, few_tiles, in_cache,
+                              merge_log2);
+  if (past_cache_block) p.blocked = blocked_runs(p.passes, block_log2);
+}
+
 }  // namespace
 
 unsigned pass::reach_log2() const {
@@ -206,46 +255,9 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
       }
       break;
     }
-    case algorithm::optimized: {
-      const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
-      const unsigned block_log2 = device.block_log2;
-      const bool blocks = k > block_log2 && block_log2 > tile_log2;
-      const std::size_t tiles = ((n - 1) >> tile_log2) + 1;
-      // Small n on one cluster in one launch, where the device has clusters for this key size.
-      using clusters = tuning::cluster_sort<4>;  // the same blocks for both key sizes
-      const unsigned most_clustered =
-          std::min(device.cluster_sort_log2,
-                   clusters::block_log2 + tuning::cluster_sort_log2_max(key_bytes));
-      if (k >= clusters::stages_min && k <= most_clustered) {
-        p.passes.push_back({pass_kind::cluster_sort, step{1, 0}, step{k, 0}, k});
-        break;
-      }
-      // Scratch only where its bytes (keys and splits) are a size_t: beyond that no device has
-      // them.
-      const bool scratch_addressable = n <= std::numeric_limits<std::size_t>::max() / 2 / key_bytes;
-      if (blocks && scratch == scratch_use::allowed && scratch_addressable) {
-        // Past one cache block, one streaming pass a stage. Not blocked: merges of blocks that
-        // fit the cache twice over (keys and scratch) lost (docs/PERFORMANCE.md log 30).
-        p.passes = merged_out_of_place_passes(k, key_bytes);
-        // The splits behind the keys, from the next 8-byte boundary: one a tile and one past it.
-        p.splits_offset_bytes = (n * key_bytes + 7) & ~std::size_t{7};
-        p.split_bytes = (tiles + 1) * sizeof(network::index_t);
-        p.scratch_keys = n + (p.split_bytes + key_bytes) / key_bytes;
-        break;
-      }
-      const bool split = n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count;
-      // Merged stages on the tiles resident at once, only while the keys fit one cache block:
-      // with blocked passes (two blocks at once, merges on half the tiles each) they gained 1-4 %
-      // for integer keys and lost for float (docs/PERFORMANCE.md log 29).
-      const unsigned merge_log2 =
-          split || blocks || device.resident_tiles == 0
-              ? 0
-              : tile_log2 + network::ceil_log2(device.resident_tiles + 1) - 1;
-      p.passes = optimized_passes(k, key_bytes, blocks ? block_log2 : 0, split,
-                                  block_log2 != 0 && k <= block_log2, merge_log2);
-      if (blocks) p.blocked = blocked_runs(p.passes, block_log2);
+    case algorithm::optimized:
+      optimized_plan(p, key_bytes, device, scratch);
       break;
-    }
     case algorithm::automatic:
       throw error("bitonic: make_plan needs a concrete algorithm (resolve automatic first)");
   }
