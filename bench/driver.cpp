@@ -15,6 +15,7 @@
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
 #include "bench/sorters.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::bench {
 namespace {

@@ -6,9 +6,9 @@ template <class Key>
 void gpu_workspace<Key>::load(const std::vector<Key>& input) {
   pristine_.reserve(input.size());
   work_.reserve(input.size());
-  BENCH_CUDA_CHECK(cudaMemcpyAsync(pristine_.get(), input.data(), input.size() * sizeof(Key),
-                                   cudaMemcpyHostToDevice, stream_));
-  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  BITONIC_CUDA_CHECK(cudaMemcpyAsync(pristine_.get(), input.data(), input.size() * sizeof(Key),
+                                     cudaMemcpyHostToDevice, stream_));
+  BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 template <class Key>
@@ -22,7 +22,7 @@ measurement<Key> gpu_workspace<Key>::measure(gpu_sorter<Key>& sorter, const std:
 
   std::vector<double> samples;
   for (unsigned run = 0; run <= runs; ++run) {  // run 0 is the warm-up
-    BENCH_CUDA_CHECK(
+    BITONIC_CUDA_CHECK(
         cudaMemcpyAsync(work, pristine_.get(), bytes, cudaMemcpyDeviceToDevice, stream_));
     timer_.start(stream_);
     sorter.sort(work, n, stream_);
@@ -35,11 +35,11 @@ measurement<Key> gpu_workspace<Key>::measure(gpu_sorter<Key>& sorter, const std:
   samples.clear();
   for (unsigned run = 0; run < runs; ++run) {
     const host_timer clock;
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(work, input.data(), bytes, cudaMemcpyHostToDevice, stream_));
+    BITONIC_CUDA_CHECK(cudaMemcpyAsync(work, input.data(), bytes, cudaMemcpyHostToDevice, stream_));
     const Key* sorted = sorter.sort(work, n, stream_);
-    BENCH_CUDA_CHECK(
+    BITONIC_CUDA_CHECK(
         cudaMemcpyAsync(m.output.data(), sorted, bytes, cudaMemcpyDeviceToHost, stream_));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     samples.push_back(clock.elapsed_ms());
   }
   m.total_ms = median(samples);

@@ -8,9 +8,9 @@
 #include <functional>
 #include <vector>
 
-#include "bench/cuda_util.hpp"
 #include "bench/sorters.hpp"
 #include "bench/timing.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::bench {
 
@@ -34,7 +34,7 @@ class gpu_workspace {
   measurement<Key> measure(gpu_sorter<Key>& sorter, const std::vector<Key>& input, unsigned runs);
 
  private:
-  stream stream_;
+  cuda_stream stream_;
   event_timer timer_;
   device_buffer<Key> pristine_, work_;
 };

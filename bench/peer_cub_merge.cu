@@ -2,8 +2,8 @@
 // beat. Sorts in place; its temporary storage (about n keys) is allocated outside the timing.
 #include <cub/device/device_merge_sort.cuh>
 
-#include "bench/cuda_util.hpp"
 #include "bench/sorters.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "bitonic/order.hpp"
 
 namespace bitonic::bench {
@@ -14,17 +14,17 @@ class cub_merge final : public gpu_sorter<Key> {
  public:
   void reserve(std::size_t n) override {
     std::size_t bytes = 0;
-    BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, bytes, static_cast<Key*>(nullptr),
-                                                    cub_item_count(n, "cub_merge"),
-                                                    bitonic::ascending_less{}));
+    BITONIC_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, bytes, static_cast<Key*>(nullptr),
+                                                      cub_item_count(n, "cub_merge"),
+                                                      bitonic::ascending_less{}));
     temp_.reserve(bytes);
   }
 
   const Key* sort(Key* d_keys, std::size_t n, cudaStream_t stream) override {
-    std::size_t bytes = temp_.capacity();
-    BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp_.get(), bytes, d_keys,
-                                                    cub_item_count(n, "cub_merge"),
-                                                    bitonic::ascending_less{}, stream));
+    std::size_t bytes = temp_.size();
+    BITONIC_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp_.get(), bytes, d_keys,
+                                                      cub_item_count(n, "cub_merge"),
+                                                      bitonic::ascending_less{}, stream));
     return d_keys;
   }
 

@@ -2,8 +2,8 @@
 // second buffer of n keys). The double-buffer form avoids CUB's own copy back into d_keys.
 #include <cub/device/device_radix_sort.cuh>
 
-#include "bench/cuda_util.hpp"
 #include "bench/sorters.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::bench {
 namespace {
@@ -15,15 +15,15 @@ class cub_radix final : public gpu_sorter<Key> {
     alternate_.reserve(n);
     cub::DoubleBuffer<Key> keys(nullptr, nullptr);
     std::size_t bytes = 0;
-    BENCH_CUDA_CHECK(
+    BITONIC_CUDA_CHECK(
         cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, cub_item_count(n, "cub_radix")));
     temp_.reserve(bytes);
   }
 
   const Key* sort(Key* d_keys, std::size_t n, cudaStream_t stream) override {
     cub::DoubleBuffer<Key> keys(d_keys, alternate_.get());
-    std::size_t bytes = temp_.capacity();
-    BENCH_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
+    std::size_t bytes = temp_.size();
+    BITONIC_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
         temp_.get(), bytes, keys, cub_item_count(n, "cub_radix"), 0, int(sizeof(Key) * 8), stream));
     return keys.Current();
   }

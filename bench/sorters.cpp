@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdlib>
 
-#include "bench/cuda_util.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "bitonic/order.hpp"
 
 namespace bitonic::bench {
@@ -23,7 +23,7 @@ class bitonic_sorter final : public gpu_sorter<Key> {
     bitonic::options opt{.algo = algo_, .stream = stream};
     if (workspace_) {
       opt.workspace = workspace_memory_.get();
-      opt.workspace_bytes = workspace_memory_.capacity();
+      opt.workspace_bytes = workspace_memory_.size();
     }
     bitonic::sort(d_keys, n, opt);
     return d_keys;

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <vector>
 
-#include "bench/cuda_util.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::bench {
 
@@ -37,18 +37,18 @@ class host_timer {
 //! Device time of the work enqueued on a stream between start() and stop().
 class event_timer {
  public:
-  void start(cudaStream_t s) { BENCH_CUDA_CHECK(cudaEventRecord(start_, s)); }
+  void start(cudaStream_t s) { BITONIC_CUDA_CHECK(cudaEventRecord(start_, s)); }
   //! Waits for the work and returns its duration in milliseconds.
   double stop(cudaStream_t s) {
-    BENCH_CUDA_CHECK(cudaEventRecord(stop_, s));
-    BENCH_CUDA_CHECK(cudaEventSynchronize(stop_));
+    BITONIC_CUDA_CHECK(cudaEventRecord(stop_, s));
+    BITONIC_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;
-    BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    BITONIC_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
     return ms;
   }
 
  private:
-  event start_, stop_;
+  cuda_event start_, stop_;
 };
 
 }  // namespace bitonic::bench

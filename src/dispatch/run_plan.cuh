@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "kernels/block_merge.cuh"
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
@@ -18,7 +19,6 @@
 #include "kernels/shared_tiles.cuh"
 #include "network/key_order.hpp"
 #include "plan/plan.hpp"
-#include "runtime/cuda_check.hpp"
 #include "runtime/stream_lanes.hpp"
 
 namespace bitonic::dispatch {

@@ -15,10 +15,10 @@
 #include "api/device_ops.hpp"
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "host/out_of_core.hpp"
 #include "host/staging.hpp"
 #include "network/network.hpp"
-#include "runtime/cuda_check.hpp"
 #include "runtime/stream_buffer.hpp"
 
 namespace bitonic {

@@ -6,10 +6,10 @@
 
 #include <cuda_runtime.h>
 
+#include "bitonic/cuda_helpers.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/tuning.hpp"
 #include "network/network.hpp"
-#include "runtime/cuda_check.hpp"
 
 namespace bitonic::kernels {
 

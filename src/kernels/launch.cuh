@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bitonic/cuda_helpers.hpp"
 #include "network/network.hpp"
-#include "runtime/cuda_check.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_loading.hpp"
 
@@ -46,7 +46,7 @@ template <class Set>
 void once_per_device(Set set) {
   static std::atomic<std::uint64_t> devices_done{0};
   int device = 0;
-  runtime::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
   if ((devices_done.load(std::memory_order_relaxed) & bit) != 0) return;
   set();
@@ -75,7 +75,7 @@ template <auto Kernel>
 void allow_dynamic_shared_memory(std::size_t bytes, const char* what) {
   once_per_device([&] {
     runtime::ensure_loaded(reinterpret_cast<const void*>(Kernel), what);
-    runtime::check_cuda(
+    check_cuda(
         cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
         what);
   });
@@ -114,7 +114,7 @@ void launch_with_attributes(void (*kernel)(Params...), unsigned blocks, unsigned
   config.stream = stream;
   config.attrs = attributes;
   config.numAttrs = count;
-  runtime::check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
+  check_cuda(cudaLaunchKernelEx(&config, kernel, args...), what);
 }
 
 //! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...), chained to the kernel before

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "kernels/cluster_schedule.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/optimized_sort_tile.cuh"
@@ -35,7 +36,6 @@
 #include "kernels/tuning.hpp"
 #include "network/key_order.hpp"
 #include "network/network.hpp"
-#include "runtime/cuda_check.hpp"
 #include "runtime/device.hpp"
 
 namespace bitonic::kernels::optimized_cluster_sort {
@@ -453,9 +453,8 @@ void launch(Key* keys, index_t n, unsigned stages, Less less, cudaStream_t strea
     allow_dynamic_shared_memory<kernel>(
         smem, "cudaFuncSetAttribute(optimized cluster_sort_kernel shared memory)");
     once_per_device([] {
-      runtime::check_cuda(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
-          "cudaFuncSetAttribute(optimized cluster_sort_kernel cluster size)");
+      check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                 "cudaFuncSetAttribute(optimized cluster_sort_kernel cluster size)");
     });
     constexpr unsigned blocks = 1u << Shape::cluster_log2;
     launch_chained_clusters(kernel, blocks, blocks, Shape::tile_type::threads, smem, stream,

@@ -21,12 +21,12 @@
 #include <utility>
 
 #include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_network.cuh"
 #include "kernels/tuning.hpp"
 #include "network/key_order.hpp"
 #include "network/network.hpp"
-#include "runtime/cuda_check.hpp"
 
 namespace bitonic::kernels::optimized_gather {
 

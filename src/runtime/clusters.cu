@@ -7,7 +7,7 @@
 #include <mutex>
 #include <tuple>
 
-#include "runtime/cuda_check.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_loading.hpp"
 

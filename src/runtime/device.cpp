@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "runtime/cuda_check.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "runtime/per_device.hpp"
 
 namespace bitonic {

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "runtime/cuda_check.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::runtime {
 

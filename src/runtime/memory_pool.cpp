@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "runtime/cuda_check.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "runtime/per_device.hpp"
 
 namespace bitonic {
@@ -47,13 +47,13 @@ void release_cached_memory() {
   int current = -1;
   runtime::pools().for_each([&](int device, cudaMemPool_t pool) {
     if (current < 0) {
-      runtime::check_cuda(cudaGetDevice(&current), "bitonic::release_cached_memory: cudaGetDevice");
+      check_cuda(cudaGetDevice(&current), "bitonic::release_cached_memory: cudaGetDevice");
     }
-    runtime::check_cuda(cudaSetDevice(device), "bitonic::release_cached_memory: cudaSetDevice");
+    check_cuda(cudaSetDevice(device), "bitonic::release_cached_memory: cudaSetDevice");
     const cudaError_t synced = cudaDeviceSynchronize();
     const cudaError_t trimmed = synced == cudaSuccess ? cudaMemPoolTrimTo(pool, 0) : synced;
     cudaSetDevice(current);  // the caller's device again, whatever failed
-    runtime::check_cuda(trimmed, "bitonic::release_cached_memory: cudaDeviceSynchronize/TrimTo");
+    check_cuda(trimmed, "bitonic::release_cached_memory: cudaDeviceSynchronize/TrimTo");
   });
 }
 
@@ -62,8 +62,8 @@ std::size_t cached_memory_bytes() {
   const cudaMemPool_t* pool = runtime::pools().find();
   if (pool == nullptr) return 0;
   std::uint64_t reserved = 0;
-  runtime::check_cuda(cudaMemPoolGetAttribute(*pool, cudaMemPoolAttrReservedMemCurrent, &reserved),
-                      "bitonic::cached_memory_bytes: cudaMemPoolGetAttribute");
+  check_cuda(cudaMemPoolGetAttribute(*pool, cudaMemPoolAttrReservedMemCurrent, &reserved),
+             "bitonic::cached_memory_bytes: cudaMemPoolGetAttribute");
   return std::size_t(reserved);
 }
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <mutex>
 
-#include "runtime/cuda_check.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::runtime {
 

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "runtime/cuda_check.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::runtime {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "runtime/cuda_check.hpp"
+#include "bitonic/cuda_helpers.hpp"
 
 namespace bitonic::runtime {
 namespace {

@@ -53,7 +53,7 @@ TEST(FirstCall, OnAFullDeviceSortsOrThrowsWithKeysUntouched) {
     const device_filler full(1);
     try {
       sort(keys.get(), n);
-      TEST_CUDA_OK(cudaDeviceSynchronize());
+      BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
       sorted = true;
     } catch (const error& e) {
       const std::string message = e.what();

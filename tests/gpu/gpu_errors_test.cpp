@@ -40,11 +40,11 @@ TEST(GpuErrors, PinnedHostMemory) {
   constexpr std::size_t n = 100;
   const std::vector<std::int32_t> original = descending_keys(n);
   std::int32_t* pinned = nullptr;
-  TEST_CUDA_OK(cudaMallocHost(reinterpret_cast<void**>(&pinned), n * sizeof(std::int32_t)));
+  BITONIC_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned), n * sizeof(std::int32_t)));
   std::copy(original.begin(), original.end(), pinned);
   EXPECT_TRUE(throws_error([&] { sort(pinned, n); }, "host pointer"));
   EXPECT_EQ(std::vector<std::int32_t>(pinned, pinned + n), original);
-  TEST_CUDA_OK(cudaFreeHost(pinned));
+  BITONIC_CUDA_CHECK(cudaFreeHost(pinned));
 }
 
 TEST(GpuErrors, RangePastTheEndOfTheAllocation) {
@@ -99,7 +99,7 @@ class memory_hog {
     constexpr std::size_t min_chunk = std::size_t{2} << 20;  // cudaMalloc's granularity
     for (std::size_t chunk = std::size_t{1} << 30; chunk >= min_chunk;) {
       std::size_t free_bytes = 0, total_bytes = 0;
-      TEST_CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      BITONIC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
       if (free_bytes < leave_bytes + min_chunk) break;
       void* block = nullptr;
       if (cudaMalloc(&block, std::min(chunk, free_bytes - leave_bytes)) == cudaSuccess) {

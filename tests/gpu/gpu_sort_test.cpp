@@ -42,7 +42,7 @@ TYPED_TEST_SUITE(GpuSort, test::key_types, test::key_type_names);
 // the results on all its cores (the checks sort the bit patterns, which costs more than the GPU).
 TYPED_TEST(GpuSort, EveryVariantMatchesStdSort) {
   using Key = TypeParam;
-  const test::stream stream;
+  const cuda_stream stream;
   for (const std::size_t n : gpu_lengths()) {
     std::vector<test::reference_case<Key>> cases(std::size(tools::all_distributions));
     test::parallel_for(cases.size(), [&](std::size_t i) {
@@ -79,12 +79,12 @@ void expect_sorts_in_managed_memory(std::size_t n, algorithm algo, order directi
   const std::uint64_t seed = test::case_seed(n, distribution::uniform);
   const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
   Key* managed = nullptr;
-  TEST_CUDA_OK(cudaMallocManaged(reinterpret_cast<void**>(&managed), n * sizeof(Key)));
+  BITONIC_CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&managed), n * sizeof(Key)));
   std::copy(input.begin(), input.end(), managed);
   sort(managed, n, {direction, algo, stream});
-  TEST_CUDA_OK(cudaStreamSynchronize(stream));
+  BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream));
   const std::vector<Key> result(managed, managed + n);
-  TEST_CUDA_OK(cudaFree(managed));
+  BITONIC_CUDA_CHECK(cudaFree(managed));
   EXPECT_TRUE(matches_reference(result, tools::reference_sort(input, direction)))
       << describe_case<Key>(n, distribution::uniform, seed, direction, algo) << " managed memory";
 }
@@ -121,7 +121,7 @@ TEST(GpuSortLarge, BlockedPassesAndMergedStagesFromTwoHostThreadsAtOnce) {
     const auto sort_in_thread = [n](distribution d) {
       const std::uint64_t seed = test::case_seed(n, d);
       const auto input = tools::generate<std::int32_t>(n, d, seed);
-      const test::stream stream;
+      const cuda_stream stream;
       device_array<std::int32_t> keys(n);
       const auto result = test::sort_on_device(
           keys, input, {order::descending, algorithm::optimized, stream.get()});
@@ -140,28 +140,28 @@ TEST(GpuSortLarge, BlockedPassesAndMergedStagesCapturedIntoAGraph) {
   for (const std::size_t n : {blocked_n, merged_n}) {
     const std::uint64_t seed = test::case_seed(n, distribution::uniform);
     const auto input = tools::generate<std::int32_t>(n, distribution::uniform, seed);
-    const test::stream stream;
+    const cuda_stream stream;
     device_array<std::int32_t> keys(n);
     cudaGraph_t graph = nullptr;
-    TEST_CUDA_OK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    BITONIC_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
     sort(keys.get(), n, {order::ascending, algorithm::optimized, stream.get()});
-    TEST_CUDA_OK(cudaStreamEndCapture(stream.get(), &graph));
+    BITONIC_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
     cudaGraphExec_t exec = nullptr;
-    TEST_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    BITONIC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     keys.upload(input, stream.get());
-    TEST_CUDA_OK(cudaGraphLaunch(exec, stream.get()));
+    BITONIC_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
     EXPECT_TRUE(matches_reference(keys.download(stream.get()),
                                   tools::reference_sort(input, order::ascending)))
         << describe_case<std::int32_t>(n, distribution::uniform, seed, order::ascending,
                                        algorithm::optimized)
         << " replayed from a CUDA graph";
-    TEST_CUDA_OK(cudaGraphExecDestroy(exec));
-    TEST_CUDA_OK(cudaGraphDestroy(graph));
+    BITONIC_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    BITONIC_CUDA_CHECK(cudaGraphDestroy(graph));
   }
 }
 
 TEST(GpuSortManaged, EveryVariantOnANonDefaultStream) {
-  const test::stream stream;
+  const cuda_stream stream;
   for (const algorithm algo : test::all_algorithms) {
     for (const std::size_t n : {1000u, 70001u, (1u << 20) + 5}) {
       expect_sorts_in_managed_memory<std::int32_t>(n, algo, order::ascending, stream.get());
@@ -180,7 +180,7 @@ TEST(GpuSortStreams, TwoSortsOnTwoStreamsAtOnce) {
   const auto second = tools::generate<double>(n_second, distribution::few, seed_second);
   const auto expected_first = tools::reference_sort(first, order::ascending);
   const auto expected_second = tools::reference_sort(second, order::descending);
-  const test::stream stream_first, stream_second;
+  const cuda_stream stream_first, stream_second;
   device_array<std::int32_t> keys_first(n_first);
   device_array<double> keys_second(n_second);
   for (const algorithm algo : test::all_algorithms) {

@@ -68,7 +68,7 @@ void expect_pass_matches_cpu(std::size_t n, step first, step last, Launch launch
   device_array<Key> keys(n);
   keys.upload(input);
   launch(keys.get(), index_t{n}, first, last, Less{}, cudaStream_t{});
-  TEST_CUDA_OK(cudaGetLastError());
+  BITONIC_CUDA_CHECK(cudaGetLastError());
   std::vector<Key> expected = input;
   cpu::run_steps(expected.data(), n, first, last, 0, Less{});
   EXPECT_TRUE(keys.download() == expected)
@@ -158,7 +158,7 @@ void expect_sorted_tiles(std::size_t n, distribution d, bool split) {
                                               Less{}, cudaStream_t{});
     cpu::run_steps(expected.data(), n, first, last, 0, Less{});
   }
-  TEST_CUDA_OK(cudaDeviceSynchronize());
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_TRUE(matches_reference(keys.download(), expected))
       << "sorted tiles " << tools::type_name<Key>() << " n=" << n << " " << tools::to_string(d)
       << (split ? " split" : "") << " seed=" << seed;
@@ -224,7 +224,7 @@ void expect_plan_sorts(std::size_t n, plan::device_shape device, const char* wha
   device_array<Key> keys(n), other(p.needs_scratch() ? p.scratch_keys : 0);
   keys.upload(input);
   dispatch::run_plan(p, keys.get(), other.get(), Less{}, cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
   std::sort(expected.begin(), expected.end(), Less{});
   EXPECT_TRUE(matches_reference(keys.download(), expected))
@@ -280,7 +280,7 @@ void expect_merged_stages(std::size_t n, unsigned last_stage, distribution d) {
   keys.upload(input);
   ASSERT_TRUE(kernels::optimized_merge::runs<Key>(first, last));
   kernels::optimized_merge::launch(keys.get(), index_t{n}, first, last, Less{}, cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
   sort_blocks_by_words<Key, Less>(expected, last_stage);
   EXPECT_TRUE(same_bits(keys.download(), expected))
@@ -314,7 +314,7 @@ void expect_merge_stage(std::size_t n, unsigned stage, distribution d) {
   kernels::optimized_merge::launch_stage<Key>(static_cast<const Key*>(from.get()), to.get(),
                                               index_t{n}, stage, splits.get(), Less{},
                                               cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
   sort_blocks_by_words<Key, Less>(expected, stage);
   EXPECT_TRUE(same_bits(to.download(), expected))
@@ -379,7 +379,7 @@ void expect_two_run_merge(std::size_t a_n, std::size_t b_n, distribution d) {
   from.upload(input);
   merge::launch_merge<Key>(static_cast<const Key*>(from.get()), to.get(), index_t{n},
                            merge::run_pairs::one(a_n), splits.get(), Less{}, cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_TRUE(same_bits(to.download(), expected))
       << "two-run merge " << tools::type_name<Key>() << " a=" << a_n << " b=" << b_n << " "
       << tools::to_string(d) << " seed=" << seed;
@@ -422,14 +422,14 @@ void expect_narrow_partition(std::size_t n, unsigned stage, distribution d) {
   const index_t count = kernels::optimized_merge::split_count<Key>(n);
   device_array<index_t> warp(count), narrow(count);
   for (const auto* splits : {&warp, &narrow})  // entries of copied tiles stay as they were
-    TEST_CUDA_OK(cudaMemset(splits->get(), 0xff, count * sizeof(index_t)));
+    BITONIC_CUDA_CHECK(cudaMemset(splits->get(), 0xff, count * sizeof(index_t)));
   const Key* const in = keys.get();
   const auto pairs = kernels::optimized_merge::run_pairs::stage(stage);
   kernels::optimized_merge::launch_partition<Key, 32>(in, index_t{n}, pairs, warp.get(), Less{},
                                                       cudaStream_t{});
   kernels::optimized_merge::launch_partition<Key, 8>(in, index_t{n}, pairs, narrow.get(), Less{},
                                                      cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_EQ(narrow.download(), warp.download())
       << "partition " << tools::type_name<Key>() << " n=" << n << " stage " << stage << " "
       << tools::to_string(d) << " seed=" << seed;
@@ -500,7 +500,7 @@ void expect_cluster_sorts(std::size_t n, distribution d) {
   device_array<Key> keys(n);
   keys.upload(input);
   kernels::optimized_cluster_sort::launch(keys.get(), index_t{n}, stages, Less{}, cudaStream_t{});
-  TEST_CUDA_OK(cudaDeviceSynchronize());
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
   std::sort(expected.begin(), expected.end(), Less{});
   EXPECT_TRUE(matches_reference(keys.download(), expected))

@@ -37,18 +37,19 @@ struct default_pool_use {
   std::uint64_t reserved = 0, used_high = 0;
   static default_pool_use now() {
     int device = 0;
-    TEST_CUDA_OK(cudaGetDevice(&device));
+    BITONIC_CUDA_CHECK(cudaGetDevice(&device));
     cudaMemPool_t pool = nullptr;
-    TEST_CUDA_OK(cudaDeviceGetDefaultMemPool(&pool, device));
+    BITONIC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
     default_pool_use use;
-    TEST_CUDA_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &use.reserved));
-    TEST_CUDA_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &use.used_high));
+    BITONIC_CUDA_CHECK(
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &use.reserved));
+    BITONIC_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &use.used_high));
     return use;
   }
 };
 
 //! A device byte buffer of cudaMalloc (outside every pool).
-using device_bytes = device_array<std::byte>;
+using device_bytes = device_buffer<std::byte>;
 
 template <class Key>
 class Workspace : public ::testing::Test {};
@@ -170,23 +171,23 @@ TEST(LibraryPool, KeepsScratchBetweenCallsUntilReleased) {
 template <class Key>
 void expect_graph_replays_sort(const std::vector<Key>& input, options opt) {
   const std::size_t n = input.size();
-  test::stream stream;
+  cuda_stream stream;
   opt.stream = stream.get();
   device_array<Key> keys(n);
   cudaGraph_t graph = nullptr;
-  TEST_CUDA_OK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  BITONIC_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
   sort(keys.get(), n, opt);
-  TEST_CUDA_OK(cudaStreamEndCapture(stream.get(), &graph));
+  BITONIC_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
   cudaGraphExec_t exec = nullptr;
-  TEST_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  BITONIC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   const std::vector<Key> expected = tools::reference_sort(input, opt.direction);
   for (int replay = 0; replay < 2; ++replay) {
     keys.upload(input, stream.get());
-    TEST_CUDA_OK(cudaGraphLaunch(exec, stream.get()));
+    BITONIC_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
     EXPECT_TRUE(matches_reference(keys.download(stream.get()), expected)) << "replay " << replay;
   }
-  TEST_CUDA_OK(cudaGraphExecDestroy(exec));
-  TEST_CUDA_OK(cudaGraphDestroy(graph));
+  BITONIC_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  BITONIC_CUDA_CHECK(cudaGraphDestroy(graph));
 }
 
 TEST(WorkspaceGraph, CapturedWithWorkspaceAndWithout) {

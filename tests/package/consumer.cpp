@@ -1,21 +1,23 @@
-// Sorts a few keys through the installed library: on the GPU when there is one, otherwise with
+// Sorts a few keys through the installed library: on the GPU when there is one, in a
+// bitonic::device_buffer (so that the installed cuda_helpers.hpp is proved too), otherwise with
 // the CPU reference executor. Exits non-zero unless the keys come out sorted.
 #include <bitonic/bitonic.hpp>
+#include <bitonic/cuda_helpers.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <vector>
 
-int main() {
+int main() try {
   std::vector<int> keys = {5, -1, 9, 3, 3, 0, 7};
   if (bitonic::gpu_available()) {
-    int* d_keys = nullptr;
+    const bitonic::device_buffer<int> d_keys(keys.size());
     const std::size_t bytes = keys.size() * sizeof(int);
-    if (cudaMalloc(reinterpret_cast<void**>(&d_keys), bytes) != cudaSuccess) return 1;
-    cudaMemcpy(d_keys, keys.data(), bytes, cudaMemcpyHostToDevice);
-    bitonic::sort(d_keys, keys.size());
-    cudaMemcpy(keys.data(), d_keys, bytes, cudaMemcpyDeviceToHost);  // synchronises
-    cudaFree(d_keys);
+    BITONIC_CUDA_CHECK(cudaMemcpy(d_keys.get(), keys.data(), bytes, cudaMemcpyHostToDevice));
+    bitonic::sort(d_keys.get(), keys.size());
+    // cudaMemcpy to pageable memory waits for the sort on the legacy default stream.
+    BITONIC_CUDA_CHECK(cudaMemcpy(keys.data(), d_keys.get(), bytes, cudaMemcpyDeviceToHost));
   } else {
     bitonic::sort_on_cpu(keys.data(), keys.size());
   }
@@ -23,4 +25,7 @@ int main() {
       std::is_sorted(keys.begin(), keys.end()) && keys.front() == -1 && keys.back() == 9;
   std::printf("consumer: %s\n", ok ? "sorted" : "NOT SORTED");
   return ok ? 0 : 1;
+} catch (const std::exception& e) {  // bitonic::error: a CUDA call failed
+  std::fprintf(stderr, "consumer: %s\n", e.what());
+  return 1;
 }

@@ -13,6 +13,7 @@
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
 #include "bench/sorters.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "commands.hpp"
 
 namespace bitonic::cli {
@@ -32,7 +33,7 @@ int demo_command(std::span<const std::string_view> args) {
   const bool gpu = bitonic::gpu_available();
   std::printf("bitonic-sort demo: %zu random int32 keys (2^%u, seed %llu) on %s\n", n, log2n,
               static_cast<unsigned long long>(seed),
-              gpu ? bench::current_device_name().c_str() : "the CPU");
+              gpu ? bitonic::current_device_name().c_str() : "the CPU");
   if (!gpu) std::printf("no CUDA device: running the CPU reference executor of the same plans\n");
   std::fflush(stdout);
 
