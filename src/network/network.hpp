@@ -194,15 +194,16 @@ BITONIC_HOST_DEVICE inline network::index_t path_split(const Key* a, network::in
       hi = below == Lanes ? hi : lo + span * below / Lanes;
       lo = next_lo;
     }
-    return lo;
-  }
+  } else  // on the host, the only branch
 #endif
-  while (lo < hi) {  // every lane alone where there are no lanes to share with
-    const index_t mid = lo + (hi - lo) / 2;
-    if (a_first(mid)) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
+  {
+    while (lo < hi) {  // one thread alone
+      const index_t mid = lo + (hi - lo) / 2;
+      if (a_first(mid)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
     }
   }
   return lo;
