@@ -69,7 +69,9 @@ TEST(ClusterSchedule, SegmentsRunTheStepsPastTheBlockInOrder) {
         EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), int(B + C))
             << "segment " << i << " places two bits at one position";
         EXPECT_LT(s.top, B) << "segment " << i << " steps only tile bits";
-        if (i > 0 && i + 1 < p.count) EXPECT_EQ(s.top, B - 1) << "greedy: full segments";
+        if (i > 0 && i + 1 < p.count) {
+          EXPECT_EQ(s.top, B - 1) << "greedy: full segments";
+        }
       }
     }
   }
