@@ -127,10 +127,11 @@ struct gpu_backend {
       const std::size_t split_at = (2 * keys * sizeof(Key) + 7) / 8 * 8;
       return split_at + dispatch::merge_split_bytes<Key>(keys);
     };
+    const std::size_t have = device_keys * sizeof(Key);
     std::size_t keys = device_keys / 2;
-    while (keys > 0 && bytes_for(keys) > device_keys * sizeof(Key)) {
-      // Shrinking by half the bytes over (in keys) takes off at least those bytes.
-      keys -= std::max<std::size_t>(1, (bytes_for(keys) - device_keys * sizeof(Key) + 1) / 2);
+    while (keys > 0 && bytes_for(keys) > have) {
+      // A key less takes 2 * sizeof(Key) bytes off the inputs and output: never more than needed.
+      keys -= std::max<std::size_t>(1, (bytes_for(keys) - have) / (2 * sizeof(Key)));
     }
     return keys;
   }

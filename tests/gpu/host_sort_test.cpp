@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "bitonic/bitonic.hpp"
@@ -69,6 +70,32 @@ TYPED_TEST(HostSort, OutOfCoreWithAnEighthOfTheDataOnTheDevice) {
       for (const tools::distribution d : {tools::distribution::uniform, tools::distribution::few}) {
         expect_host_sort<Key>(n, d, direction, n * sizeof(Key) / 8);
       }
+    }
+  }
+}
+
+// Device budgets of a few keys: sorted out of core in runs of a few keys and merge pieces of one
+// or two, or, below what one piece, its output and its merge's splits need, refused with the
+// reason and the keys untouched; from 8 keys on always sorted.
+TEST(HostSortBudget, TinyDeviceBudgets) {
+  const std::size_t n = 100;
+  const std::uint64_t seed = test::case_seed(n, tools::distribution::few);
+  const std::vector<std::int32_t> input =
+      tools::generate<std::int32_t>(n, tools::distribution::few, seed);
+  const std::vector<std::int32_t> expected = tools::reference_sort(input, order::ascending);
+  for (std::size_t budget_keys = 2; budget_keys <= 40; ++budget_keys) {
+    SCOPED_TRACE("max_device_bytes = " + std::to_string(budget_keys * sizeof(std::int32_t)));
+    std::vector<std::int32_t> keys = input;
+    options opt;
+    opt.max_device_bytes = budget_keys * sizeof(std::int32_t);
+    try {
+      sort_host(keys.data(), n, opt);
+      EXPECT_TRUE(test::matches_reference(keys, expected)) << "seed=" << seed;
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("too little device memory"), std::string::npos)
+          << e.what();
+      EXPECT_EQ(keys, input) << "keys changed by a refused call";
+      EXPECT_LT(budget_keys, 8u) << e.what();
     }
   }
 }
