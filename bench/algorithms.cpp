@@ -31,6 +31,25 @@ const std::vector<algorithm_id>& catalogue() {
   return all;
 }
 
+const std::vector<algorithm_id>& record_catalogue() {
+  static const std::vector<algorithm_id> all = {
+      {"automatic", algorithm_kind::variant, bitonic::algorithm::automatic},
+      {"automatic_workspace", algorithm_kind::variant, bitonic::algorithm::automatic, true},
+      {"cub_radix", algorithm_kind::gpu_peer},
+      {"cub_merge", algorithm_kind::gpu_peer},
+      {"thrust", algorithm_kind::gpu_peer},
+      {"std_sort", algorithm_kind::cpu_peer},
+  };
+  return all;
+}
+
+std::optional<algorithm_id> find_in(std::span<const algorithm_id> list, std::string_view name) {
+  for (const algorithm_id& a : list) {
+    if (a.name == name) return a;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::span<const algorithm_id> all_algorithms() {
@@ -42,10 +61,23 @@ std::span<const algorithm_id> variants() {
 }
 
 std::optional<algorithm_id> find_algorithm(std::string_view name) {
-  for (const algorithm_id& a : all_algorithms()) {
-    if (a.name == name) return a;
+  return find_in(all_algorithms(), name);
+}
+
+std::optional<value_mode> parse_value_mode(std::string_view name) {
+  for (value_mode mode :
+       {value_mode::none, value_mode::u32, value_mode::u64, value_mode::argsort}) {
+    if (to_string(mode) == name) return mode;
   }
   return std::nullopt;
+}
+
+std::span<const algorithm_id> record_algorithms() {
+  return record_catalogue();
+}
+
+std::optional<algorithm_id> find_record_algorithm(std::string_view name) {
+  return find_in(record_algorithms(), name);
 }
 
 }  // namespace bitonic::bench

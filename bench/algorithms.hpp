@@ -11,11 +11,24 @@
 namespace bitonic::bench {
 
 enum class algorithm_kind {
-  variant,    //!< bitonic::sort with one bitonic::algorithm
-  gpu_peer,   //!< CUB radix, CUB merge, thrust::sort
-  cpu_peer,   //!< std::sort, qsort on the host
+  variant,    //!< bitonic::sort with one bitonic::algorithm (records: sort_pairs or argsort)
+  gpu_peer,   //!< CUB radix, CUB merge, Thrust
+  cpu_peer,   //!< std::sort, qsort on the host (records: std::stable_sort)
   host_sort,  //!< bitonic::sort_host: pageable host keys in and out, timed on the host clock
 };
+
+//! What the benchmark sorts: keys alone (none), or records (bench --values): key-value pairs with
+//! uint32 or uint64 values, or an argsort producing uint32 indices.
+enum class value_mode { none, u32, u64, argsort };
+
+//! As the CSV's value_type column and --values spell them.
+constexpr std::string_view to_string(value_mode mode) {
+  constexpr std::string_view names[] = {"none", "u32", "u64", "argsort"};
+  return names[static_cast<int>(mode)];
+}
+
+//! The mode called `name` ("none", "u32", "u64", "argsort"), if any.
+std::optional<value_mode> parse_value_mode(std::string_view name);
 
 struct algorithm_id {
   std::string_view name;
@@ -38,5 +51,14 @@ std::span<const algorithm_id> variants();
 
 //! The algorithm called `name`, if any.
 std::optional<algorithm_id> find_algorithm(std::string_view name);
+
+//! The rows of the records mode (bench --values): automatic is the library's sort_pairs or argsort
+//! as a user calls it, automatic_workspace the same on a workspace allocated once, then the GPU
+//! peers (cub_radix, cub_merge and thrust, whose sort_by_key without a comparator takes Thrust's
+//! radix path) and std_sort, a stable sort of the records on the host.
+std::span<const algorithm_id> record_algorithms();
+
+//! The records-mode row called `name`, if any.
+std::optional<algorithm_id> find_record_algorithm(std::string_view name);
 
 }  // namespace bitonic::bench

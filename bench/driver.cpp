@@ -9,8 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include <unistd.h>  // sysconf
-
+#include "bench/driver_parts.hpp"
 #include "bench/keys.hpp"
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
@@ -19,22 +18,6 @@
 
 namespace bitonic::bench {
 namespace {
-
-template <class Key>
-std::string key_text(Key k) {
-  char text[64];
-  if constexpr (std::is_floating_point_v<Key>) {
-    std::snprintf(text, sizeof text, "%.17g", double(k));
-    return text;
-  } else {
-    return std::to_string(k);
-  }
-}
-
-// Host memory free now (not counting the page cache), in bytes.
-std::size_t free_host_memory() {
-  return std::size_t(sysconf(_SC_AVPHYS_PAGES)) * std::size_t(sysconf(_SC_PAGE_SIZE));
-}
 
 template <class Key>
 std::size_t held_bytes(const std::vector<std::vector<Key>>& outputs) {
@@ -143,13 +126,6 @@ class type_run {
   }
 
  private:
-  template <class... Args>
-  static void progress(std::string_view where, const char* fmt, Args... args) {
-    std::fprintf(stderr, "bench %.*s: ", int(where.size()), where.data());
-    std::fprintf(stderr, fmt, args...);
-    std::fflush(stderr);
-  }
-
   std::optional<std::size_t> index_of(std::string_view name) const {
     for (std::size_t i = 0; i < cfg_.algorithms.size(); ++i) {
       if (cfg_.algorithms[i].name == name) return i;
@@ -199,8 +175,8 @@ class type_run {
   std::vector<Key> input_;
 };
 
-//! Without a GPU: keeps the algorithms that run on the CPU (std_sort, qsort, and sort_host on the
-//! CPU reference executor) and says in one line what was skipped; throws if none is left.
+}  // namespace
+
 void keep_cpu_algorithms(std::vector<algorithm_id>& algorithms) {
   std::string skipped;
   bool host_sort = false;
@@ -220,11 +196,12 @@ void keep_cpu_algorithms(std::vector<algorithm_id>& algorithms) {
   std::fputs(line.c_str(), stderr);
 }
 
-}  // namespace
-
 int run(const config& given) {
   config cfg = given;
-  if (cfg.algorithms.empty()) {  // everything but the host-to-host mode (bench --host)
+  const bool records = cfg.values != value_mode::none;
+  if (cfg.algorithms.empty() && records) {
+    cfg.algorithms.assign(record_algorithms().begin(), record_algorithms().end());
+  } else if (cfg.algorithms.empty()) {  // everything but the host-to-host mode (bench --host)
     for (const algorithm_id& a : all_algorithms()) {
       if (a.kind != algorithm_kind::host_sort) cfg.algorithms.push_back(a);
     }
@@ -244,7 +221,12 @@ int run(const config& given) {
   std::size_t failures = 0;
   for (std::string_view type : cfg.key_types) {
     const bool known = tools::with_key_type(type, [&](auto key) {
-      type_run<decltype(key)> runner(cfg, device, date, csv.get());
+      using Key = decltype(key);
+      if (records) {
+        failures += run_records<Key>(cfg, sizes, device, date, csv.get());
+        return;
+      }
+      type_run<Key> runner(cfg, device, date, csv.get());
       for (const std::size_t n : sizes) {
         if (!runner.size(n)) ++failures;
       }

@@ -23,13 +23,16 @@ struct config {
   unsigned cpu_runs = 1;                 //!< std::sort and qsort runs (slow at large sizes)
   std::uint64_t seed = default_seed;
   std::string csv_path;  //!< empty: no CSV
+  //! none: the keys-only benchmark; otherwise the records mode, whose rows are those of
+  //! record_algorithms() (`algorithms` must be among them).
+  value_mode values = value_mode::none;
 };
 
 //! Runs the benchmark on the current CUDA device; returns the exit code: 0, or 1 when an
-//! algorithm failed or its result differed from std::sort. Without a device it runs what runs on
-//! the CPU (std_sort, qsort, sort_host on the CPU reference executor) and says on stderr what it
-//! skipped. Throws on failures outside a single algorithm (nothing to run without a device, CSV
-//! not writable, an unknown key type).
+//! algorithm failed or its result differed from std::sort (records: or was no permutation of the
+//! records). Without a device it runs what runs on the CPU (std_sort, qsort, sort_host on the CPU
+//! reference executor) and says on stderr what it skipped. Throws on failures outside a single
+//! algorithm (nothing to run without a device, CSV not writable, an unknown key type).
 int run(const config& cfg);
 
 }  // namespace bitonic::bench

@@ -69,8 +69,13 @@ constexpr const char* table_row = "%-32s %12s %12s %9s %10s %9s %11s %7s %8s  %s
 
 void print_table(std::FILE* out, const size_context& size, std::span<const result_row> rows) {
   const bool power_of_two = size.n == std::size_t{1} << size.log2n;
-  std::fprintf(out, "\n%.*s, n = %s%zu, %.*s: median of %u runs (CPU peers: %u)\n",
-               int(size.key_type.size()), size.key_type.data(),
+  std::string sorted = std::string(size.key_type);
+  if (size.value_type == "argsort") {
+    sorted += " argsort (u32 indices)";
+  } else if (size.value_type != "none") {
+    sorted += " keys + " + std::string(size.value_type) + " values";
+  }
+  std::fprintf(out, "\n%s, n = %s%zu, %.*s: median of %u runs (CPU peers: %u)\n", sorted.c_str(),
                power_of_two ? ("2^" + std::to_string(size.log2n) + " = ").c_str() : "", size.n,
                int(size.device.size()), size.device.data(), size.runs, size.cpu_runs);
   std::fprintf(out, table_row, "algorithm", "internal ms", "total ms", "ns/key", "keys/s",
@@ -111,9 +116,9 @@ void csv_writer::write(const size_context& size, std::span<const result_row> row
   for (const result_row& r : rows) {
     const auto ms = [](std::optional<double> v) { return v ? format("%.6g", *v) : std::string(); };
     const std::optional<double> t = r.internal_ms;
-    out_ << csv_field(size.device) << ',' << size.date << ',' << size.key_type << ",none,"
-         << size.log2n << ',' << size.n << ',' << r.algorithm << ',' << ms(t) << ','
-         << ms(r.total_ms) << ','
+    out_ << csv_field(size.device) << ',' << size.date << ',' << size.key_type << ','
+         << size.value_type << ',' << size.log2n << ',' << size.n << ',' << r.algorithm << ','
+         << ms(t) << ',' << ms(r.total_ms) << ','
          << (t && *t > 0 ? format("%.0f", double(size.n) / (*t / 1e3)) : std::string()) << '\n';
   }
   out_.flush();

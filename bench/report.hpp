@@ -32,6 +32,7 @@ struct size_context {
   unsigned log2n = 0;  //!< ceil(log2 n)
   std::size_t n = 0, key_bytes = 0;
   unsigned runs = 0, cpu_runs = 0;
+  std::string_view value_type = "none";  //!< records mode (--values): "u32", "u64" or "argsort"
 };
 
 //! "1.23 G", "456.7 M", ...: a rate for people.

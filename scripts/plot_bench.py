@@ -17,7 +17,7 @@ import sys
 from collections import defaultdict
 
 # The peers the library is measured against; drawn dashed, the library's variants solid.
-PEERS = {"cub_radix", "cub_merge", "thrust_cmp", "std_sort", "qsort"}
+PEERS = {"cub_radix", "cub_merge", "thrust", "thrust_cmp", "std_sort", "qsort"}
 MARKERS = "os^vDx+*Ph<>"  # distinct per line: automatic draws on top of the variant it picks
 COLUMNS = {"device", "date", "key_type", "n", "algorithm", "internal_ms", "keys_per_s"}
 
@@ -32,11 +32,25 @@ def read_rows(path):
         return list(reader)
 
 
+def record_kind(row):
+    """The plot a row belongs to: its key type, plus the values of a records run
+    (bench --values): "i32", "i32_u32", "f32_argsort"."""
+    values = row.get("value_type") or "none"
+    return row["key_type"] if values == "none" else f"{row['key_type']}_{values}"
+
+
+def describe_kind(kind):
+    key_type, _, values = kind.partition("_")
+    if not values:
+        return f"{key_type} keys"
+    return f"argsort of {key_type} keys" if values == "argsort" else f"{key_type} keys + {values} values"
+
+
 def series_by_type(rows):
-    """{key_type: {(device, algorithm): {n: row}}}, the last row of a point winning."""
+    """{kind: {(device, algorithm): {n: row}}}, the last row of a point winning."""
     result = defaultdict(lambda: defaultdict(dict))
     for row in rows:
-        result[row["key_type"]][(row["device"], row["algorithm"])][int(row["n"])] = row
+        result[record_kind(row)][(row["device"], row["algorithm"])][int(row["n"])] = row
     return result
 
 
@@ -58,7 +72,7 @@ def plot(plt, key_type, series, column, ylabel, path):
     ax.set_yscale("log")  # the CPU peers are orders of magnitude apart from the GPU sorts
     ax.set_xlabel("n (keys)")
     ax.set_ylabel(ylabel)
-    ax.set_title(f"{key_type} keys, device-resident\n{', '.join(devices)} ({', '.join(dates)})")
+    ax.set_title(f"{describe_kind(key_type)}, device-resident\n{', '.join(devices)} ({', '.join(dates)})")
     ax.grid(True, which="major", alpha=0.4)
     ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()

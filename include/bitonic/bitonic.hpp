@@ -47,6 +47,11 @@ struct options {
   //! bitonic::workspace_bytes<Key>() how much a call needs. Null: the library allocates.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  //! Equal keys keep their input order. Keys-only sorts of integers are the same either way; for
+  //! float and double keys, whose equal keys can differ in bits (-0.0 and +0.0, NaN payloads), a
+  //! stable sort runs as an argsort and a gather (sort_pairs' cost, about twice a key sort's).
+  //! sort_pairs and argsort are always stable. sort_host does not take it yet (bitonic::error).
+  bool stable = false;
 };
 
 //! Every failure of the library: bad arguments, no device, CUDA errors. The message names the
@@ -85,7 +90,8 @@ bool gpu_available() noexcept;
 //! runs after all of the sort, and the call can be captured into a CUDA graph.
 //!
 //! Preconditions: `d_keys` points to at least `n` keys in device or managed memory of the current
-//! device (may be null only when n == 0). Not stable: equal keys may be reordered.
+//! device (may be null only when n == 0). Not stable (equal keys may be reordered) unless
+//! opt.stable (options::stable says what it costs).
 //! Complexity: O(n log^2 n) comparisons, ceil(log2 n)(ceil(log2 n)+1)/2 network steps grouped
 //! into passes over memory (optimized: 14 passes for 2^27 four-byte keys, a first pass over tiles
 //! of 2^14 and one merge pass a stage after it; block_merge: a tile sort plus log2(n / tile) merge
@@ -108,6 +114,53 @@ void sort(Key* d_keys, std::size_t n, const options& opt = {});
 template <class Key>
 std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 
+//! Sorts `n` (key, value) pairs in device memory by key, in place: d_keys[i] and d_values[i] are
+//! one record, and both arrays end in the sorted order of the keys (the order and NaN rules of
+//! `sort`). Stable whatever opt.stable says: records with equal keys keep their input order.
+//! Values are moved as bits; any 4- or 8-byte trivially copyable value type is one of the
+//! precompiled ones reinterpreted (e.g. a struct of two floats as uint64_t).
+//!
+//! How: an argsort (see below), then the keys and values gathered in that order. Asynchronous on
+//! opt.stream like `sort`. Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch
+//! (about 8 + 2 * (sizeof(Key) + sizeof(Value)) bytes a pair, plus the 8-byte sort's), from
+//! opt.workspace or else the library's pool, as for `sort`.
+//!
+//! Preconditions: as for `sort`, for both arrays, which must not overlap; n <= 2^32.
+//! Complexity: one 8-byte key sort of n words (two for 8-byte keys) plus O(n) gathers.
+//! Throws bitonic::error (data untouched) as `sort` does, and when the arrays overlap or n > 2^32.
+template <class Key, class Value>
+void sort_pairs(Key* d_keys, Value* d_values, std::size_t n, const options& opt = {});
+
+//! Bytes of workspace that `sort_pairs<Key, Value>(d_keys, d_values, n, opt)` needs (see
+//! workspace_bytes); 0 for n < 2.
+template <class Key, class Value>
+std::size_t pairs_workspace_bytes(std::size_t n, const options& opt = {});
+
+//! Writes to d_indices[0, n) the positions of the keys in sorted order (the order and NaN rules
+//! of `sort`): d_keys[d_indices[0]], d_keys[d_indices[1]], ... is sorted, and among equal keys the
+//! indices ascend (stable, whatever opt.stable says). The keys are not changed. Index is
+//! std::uint32_t or std::uint64_t.
+//!
+//! How: each key's order word (-0.0 and +0.0 one word, every NaN one word, complemented when
+//! descending) and its position make a 64-bit word; sorting those with the 8-byte network orders
+//! by key and then by position. 8-byte keys take two such sorts, the low half of the key's word
+//! first, then the high half (least significant digit first; each sort is stable, so the second
+//! keeps the first's order among equal high halves). Asynchronous on opt.stream like `sort`.
+//! Memory: argsort_workspace_bytes<Key, Index>(n, opt) bytes of scratch (8 bytes a key plus the
+//! 8-byte sort's; 4 more for 8-byte keys), from opt.workspace or the library's pool.
+//!
+//! Preconditions: as for `sort`, for both arrays, which must not overlap; n <= 2^32.
+//! Complexity: one (8-byte keys: two) 8-byte key sort of n words plus O(n) passes.
+//! Throws bitonic::error (indices untouched) as `sort` does, and when the arrays overlap or
+//! n > 2^32.
+template <class Key, class Index>
+void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt = {});
+
+//! Bytes of workspace that `argsort<Key, Index>(d_keys, d_indices, n, opt)` needs (see
+//! workspace_bytes); 0 for n < 2.
+template <class Key, class Index>
+std::size_t argsort_workspace_bytes(std::size_t n, const options& opt = {});
+
 //! Gives back to the device the memory that the library keeps cached in its own memory pool (one
 //! pool per device, created by the first sort that needs scratch without a workspace). Waits for
 //! every device that has such a pool to finish its work (cudaDeviceSynchronize), as
@@ -125,7 +178,8 @@ std::size_t cached_memory_bytes();
 //! Sorts `n` keys in host memory with the CPU reference executor: the same plan and network as
 //! `sort` with the same options (opt.stream is ignored). Synchronous; each pass is split over the
 //! host's threads. Meant for tests and for machines without a GPU. Throws bitonic::error on a null
-//! pointer with n > 0. Not stable. Complexity as for `sort`.
+//! pointer with n > 0. Not stable unless opt.stable (then std::stable_sort for float keys).
+//! Complexity as for `sort`.
 template <class Key>
 void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt = {});
 
@@ -137,8 +191,8 @@ void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt = {});
 //! stream. Without a GPU it runs sort_on_cpu. Throws bitonic::error on a null pointer with n > 0,
 //! a failing CUDA call or a failed allocation: errors found before the first sorted key is copied
 //! back (arguments, allocations) leave the keys untouched; after that their order is unspecified.
-//! Not stable. Complexity as for `sort`, plus O(n) transfers (and O(n log runs) merge work out of
-//! core).
+//! Not stable; opt.stable with float or double keys throws bitonic::error. Complexity as for
+//! `sort`, plus O(n) transfers (and O(n log runs) merge work out of core).
 template <class Key>
 void sort_host(Key* h_keys, std::size_t n, const options& opt = {});
 
@@ -174,5 +228,25 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
   extern template void sort_host<Key>(Key*, std::size_t, const options&);
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY
+
+#define BITONIC_DECLARE_PAIR(Key, Value)                                                  \
+  extern template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&); \
+  extern template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&);
+#define BITONIC_DECLARE_INDEX(Key, Index)                                                    \
+  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&); \
+  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);
+#define BITONIC_DECLARE_RECORDS(Key)        \
+  BITONIC_DECLARE_PAIR(Key, std::int32_t)   \
+  BITONIC_DECLARE_PAIR(Key, std::uint32_t)  \
+  BITONIC_DECLARE_PAIR(Key, std::int64_t)   \
+  BITONIC_DECLARE_PAIR(Key, std::uint64_t)  \
+  BITONIC_DECLARE_PAIR(Key, float)          \
+  BITONIC_DECLARE_PAIR(Key, double)         \
+  BITONIC_DECLARE_INDEX(Key, std::uint32_t) \
+  BITONIC_DECLARE_INDEX(Key, std::uint64_t)
+BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_RECORDS)
+#undef BITONIC_DECLARE_RECORDS
+#undef BITONIC_DECLARE_INDEX
+#undef BITONIC_DECLARE_PAIR
 
 }  // namespace bitonic

@@ -5,16 +5,18 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "api/device_ops.hpp"
 #include "api/options.hpp"
+#include "api/records.hpp"
+#include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "dispatch/run_plan.cuh"
 #include "kernels/tuning.hpp"
 #include "plan/plan.hpp"
 #include "runtime/device.hpp"
-#include "runtime/memory_pool.hpp"
 #include "runtime/stream_buffer.hpp"
 
 namespace bitonic {
@@ -55,9 +57,6 @@ void run(const plan::plan& p, Key* d_keys, Key* scratch, const options& opt) {
   });
 }
 
-//! Scratch is aligned to this many bytes within a caller's workspace (vector loads, coalescing).
-inline constexpr std::size_t workspace_alignment = 256;
-
 //! Bytes of workspace that running p needs: its scratch keys and room to align them.
 template <class Key>
 std::size_t workspace_bytes(const plan::plan& p) {
@@ -77,33 +76,16 @@ plan::plan sort_plan(std::size_t n, const options& opt, const char* caller) {
 //! optimized plan is replaced by the in-place one; other plans throw. Null when p needs none.
 template <class Key>
 Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
-                     runtime::stream_buffer<Key>& owned, const char* caller) {
+                     runtime::stream_buffer<std::byte>& owned, const char* caller) {
   if (!p.needs_scratch()) return nullptr;
-  if (opt.workspace != nullptr || opt.workspace_bytes != 0) {
-    const std::size_t needed = workspace_bytes<Key>(p);
-    if (opt.workspace_bytes < needed) {
-      throw error(std::string(caller) + ": options.workspace_bytes is " +
-                  std::to_string(opt.workspace_bytes) + " but this sort needs " +
-                  std::to_string(needed) + " bytes of workspace (bitonic::workspace_bytes)");
-    }
-    runtime::require_device_range(opt.workspace, opt.workspace_bytes, 1, 1, caller,
-                                  "options.workspace");
-    const auto begin = reinterpret_cast<std::uintptr_t>(opt.workspace);
-    const auto keys = reinterpret_cast<std::uintptr_t>(d_keys);
-    if (begin < keys + p.n * sizeof(Key) && keys < begin + opt.workspace_bytes) {
-      throw error(std::string(caller) + ": options.workspace overlaps the keys");
-    }
-    return reinterpret_cast<Key*>((begin + workspace_alignment - 1) & ~(workspace_alignment - 1));
+  if (has_workspace(opt)) {
+    return reinterpret_cast<Key*>(caller_workspace(opt, workspace_bytes<Key>(p),
+                                                   {{d_keys, p.n * sizeof(Key), "the keys"}},
+                                                   caller, "bitonic::workspace_bytes"));
   }
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  BITONIC_CUDA_CHECK(cudaStreamIsCapturing(opt.stream, &capture));
-  const cudaMemPool_t pool =
-      capture == cudaStreamCaptureStatusNone ? runtime::library_pool() : nullptr;
-  const char* what = "bitonic::sort: scratch cudaMallocFromPoolAsync";
-  if (owned.try_allocate(p.scratch_keys, opt.stream, what, pool)) return owned.get();
-  if (pool != nullptr) {  // what the pool keeps may be in smaller pieces: give it back, try again
-    runtime::trim_library_pool();
-    if (owned.try_allocate(p.scratch_keys, opt.stream, what, pool)) return owned.get();
+  if (allocate_scratch(owned, p.scratch_keys * sizeof(Key), opt.stream,
+                       "bitonic::sort: scratch cudaMallocFromPoolAsync")) {
+    return reinterpret_cast<Key*>(owned.get());
   }
   if (p.algo != algorithm::optimized) {
     throw error(std::string(caller) + ": out of memory for " + std::string(to_string(p.algo)) +
@@ -121,8 +103,11 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   api::validate(opt, caller);
   runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
   if (n < 2) return;
+  if constexpr (std::is_floating_point_v<Key>) {
+    if (opt.stable) return api::stable_sort_keys(d_keys, n, opt);
+  }
   plan::plan p = api::sort_plan<Key>(n, opt, caller);
-  runtime::stream_buffer<Key> owned;
+  runtime::stream_buffer<std::byte> owned;
   Key* const scratch = api::provide_scratch(p, d_keys, opt, owned, caller);
   api::run(p, d_keys, scratch, opt);
 }
@@ -133,6 +118,9 @@ std::size_t workspace_bytes(std::size_t n, const options& opt) {
   api::validate(opt, caller);
   if (n < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  if constexpr (std::is_floating_point_v<Key>) {
+    if (opt.stable) return api::stable_sort_workspace_bytes<Key>(n, opt);
+  }
   return api::workspace_bytes<Key>(api::sort_plan<Key>(n, opt, caller));
 }
 

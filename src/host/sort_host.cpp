@@ -11,6 +11,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "api/device_ops.hpp"
 #include "api/options.hpp"
@@ -218,6 +219,11 @@ template <class Key>
 void sort_host(Key* h_keys, std::size_t n, const options& opt) {
   api::validate(opt, host::caller);
   api::require_host_keys(h_keys, n, host::caller);
+  if (std::is_floating_point_v<Key> && opt.stable) {
+    throw error(std::string(host::caller) +
+                ": options.stable is not supported for float and double keys yet (sort them on "
+                "the device, or with sort_on_cpu)");
+  }
   if (n == 0) return;
   if (!gpu_available()) {
     sort_on_cpu(h_keys, n, opt);

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <type_traits>
@@ -59,15 +61,13 @@ TYPED_TEST(KeyOrder, FloatsFollowATotalOrderWithNaNsLast) {
 
 // The optimized kernels sort ordered_word<Key> instead of the key: its `<` must never contradict
 // ascending_less, and decoding must give back the same bits (NaN payloads and -0.0 included).
-TYPED_TEST(KeyOrder, OrderedWordsRefineTheKeyOrderAndRoundTrip) {
-  using Key = TypeParam;
-  using word = ordered_word<Key>;
-  using bits = typename word::type;
-  static_assert(sizeof(bits) == sizeof(Key));
+//! Every boundary of the bit-pattern space of Key: zeros, denormals, infinities, the NaNs of
+//! both signs with the smallest and largest payloads, plus random patterns (fixed seed 4242).
+template <class Key>
+std::vector<typename ordered_word<Key>::type> awkward_patterns() {
+  using bits = typename ordered_word<Key>::type;
   constexpr bits sign = bits{1} << (sizeof(bits) * 8 - 1);
   const bits exponent = sizeof(Key) == 4 ? bits(0x7f80'0000u) : bits(0x7ff0'0000'0000'0000ull);
-  // Every boundary of the bit-pattern space: zeros, denormals, infinities, the NaNs of both
-  // signs with the smallest and largest payloads, plus random patterns (fixed seed 4242).
   std::vector<bits> patterns = {0,
                                 1,
                                 exponent - 1,
@@ -84,6 +84,15 @@ TYPED_TEST(KeyOrder, OrderedWordsRefineTheKeyOrderAndRoundTrip) {
   std::mt19937_64 rng(4242);
   for (int i = 0; i < 200; ++i)
     patterns.push_back(static_cast<bits>(rng()));
+  return patterns;
+}
+
+TYPED_TEST(KeyOrder, OrderedWordsRefineTheKeyOrderAndRoundTrip) {
+  using Key = TypeParam;
+  using word = ordered_word<Key>;
+  using bits = typename word::type;
+  static_assert(sizeof(bits) == sizeof(Key));
+  const std::vector<bits> patterns = awkward_patterns<Key>();
   const ascending_less less;
   for (const bits pa : patterns) {
     Key a;
@@ -103,6 +112,39 @@ TYPED_TEST(KeyOrder, OrderedWordsRefineTheKeyOrderAndRoundTrip) {
       }
     }
   }
+}
+
+// Record sorts compare class words, so they must be equal exactly for equivalent keys (-0.0 and
+// +0.0, every NaN) and ordered as the keys otherwise.
+TYPED_TEST(KeyOrder, ClassWordsAreEqualExactlyForEquivalentKeys) {
+  using Key = TypeParam;
+  using bits = typename ordered_word<Key>::type;
+  const std::vector<bits> patterns = awkward_patterns<Key>();
+  const ascending_less less;
+  for (const bits pa : patterns) {
+    Key a;
+    std::memcpy(&a, &pa, sizeof a);
+    for (const bits pb : patterns) {
+      Key b;
+      std::memcpy(&b, &pb, sizeof b);
+      EXPECT_EQ(less(a, b), class_word(a) < class_word(b)) << "bits " << pa << " vs " << pb;
+      EXPECT_EQ(!less(a, b) && !less(b, a), class_word(a) == class_word(b))
+          << "bits " << pa << " vs " << pb;
+    }
+  }
+}
+
+// Integer class words are unsigned and keep the order across the sign (int32's word is itself,
+// signed, in the key sort).
+TEST(KeyOrderInt32, ClassWordsAreUnsignedAndKeepTheOrder) {
+  const std::int32_t keys[] = {std::numeric_limits<std::int32_t>::min(), -2, -1, 0, 1,
+                               std::numeric_limits<std::int32_t>::max()};
+  for (std::size_t i = 0; i + 1 < std::size(keys); ++i) {
+    static_assert(std::is_unsigned_v<decltype(class_word(keys[i]))>);
+    EXPECT_LT(class_word(keys[i]), class_word(keys[i + 1])) << keys[i] << " vs " << keys[i + 1];
+  }
+  EXPECT_LT(class_word(std::int64_t{-1}), class_word(std::int64_t{0}));
+  EXPECT_LT(class_word(std::uint32_t{7}), class_word(std::uint32_t{0x8000'0000u}));
 }
 
 // Signed 64-bit keys sort as unsigned words (their sign bit flipped): order kept at the

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bitonic/bitonic.hpp"
@@ -70,6 +71,49 @@ void expect_out_of_core_host_sort(std::size_t n) {
 TEST(Sanitize, HostSortOutOfCore) {
   expect_out_of_core_host_sort<double>(20000);
   expect_out_of_core_host_sort<float>(200000);
+}
+
+//! The record kernels (position words, both halves of 8-byte keys, gathers) under sort_pairs,
+//! argsort and the stable sort: keys come out as std::sort's, and the values with them.
+template <class Key>
+void expect_small_record_sorts() {
+  const std::size_t n = 20000;
+  const std::uint64_t seed = test::case_seed(n, tools::distribution::few);
+  const std::vector<Key> input = tools::generate<Key>(n, tools::distribution::few, seed);
+  test::device_array<Key> keys(n);
+  test::device_array<std::uint64_t> values(n);
+  test::device_array<std::uint32_t> indices(n);
+  std::vector<std::uint64_t> positions(n);
+  for (std::size_t i = 0; i < n; ++i)
+    positions[i] = i;
+  for (const order direction : test::all_orders) {
+    const std::vector<Key> expected = tools::reference_sort(input, direction);
+    const std::string what = test::describe_case<Key>(n, tools::distribution::few, seed, direction,
+                                                      algorithm::automatic);
+    keys.upload(input);
+    argsort(keys.get(), indices.get(), n, {direction});
+    std::vector<Key> by_index(n);
+    const std::vector<std::uint32_t> order_found = indices.download();
+    for (std::size_t i = 0; i < n; ++i)
+      by_index[i] = input[order_found[i]];
+    EXPECT_TRUE(test::matches_reference(by_index, expected)) << what << " argsort";
+    values.upload(positions);
+    sort_pairs(keys.get(), values.get(), n, {direction});
+    const std::vector<Key> sorted = keys.download();
+    EXPECT_TRUE(test::matches_reference(sorted, expected)) << what << " sort_pairs";
+    const std::vector<std::uint64_t> moved = values.download();
+    for (std::size_t i = 0; i < n; ++i)
+      by_index[i] = input[moved[i]];
+    EXPECT_TRUE(test::matches_reference(by_index, expected)) << what << " sort_pairs values";
+    EXPECT_TRUE(test::matches_reference(
+        test::sort_on_device(keys, input, {.direction = direction, .stable = true}), expected))
+        << what << " stable";
+  }
+}
+
+TEST(Sanitize, Records) {
+  expect_small_record_sorts<float>();
+  expect_small_record_sorts<std::int64_t>();
 }
 
 TEST(Sanitize, Automatic) {

@@ -15,6 +15,7 @@ namespace bitonic::cli {
 int bench_command(std::span<const std::string_view> args) {
   bench::config cfg;
   std::vector<std::string_view> algos, types;
+  bool host = false;
   const auto count = [](std::string_view name, unsigned& target) {
     return [name, &target](std::string_view v) { target = unsigned(parse_uint(name, v, 1, 1000)); };
   };
@@ -33,14 +34,19 @@ int bench_command(std::span<const std::string_view> args) {
        }},
       {"--algo",
        [&](std::string_view v) {
-         for (std::string_view name : split_list("--algo", v)) {
-           if (!bench::find_algorithm(name)) {
-             throw usage_error("--algo: unknown algorithm '" + std::string(name) + "'");
-           }
+         // Checked once --values is known: the records mode has rows of its own.
+         for (std::string_view name : split_list("--algo", v))
            algos.push_back(name);
-         }
        },
        true, true},
+      {"--values",
+       [&](std::string_view v) {
+         const auto mode = bench::parse_value_mode(v);
+         if (!mode) {
+           throw usage_error("--values: '" + std::string(v) + "' is not u32, u64, argsort or none");
+         }
+         cfg.values = *mode;
+       }},
       {"--type",
        [&](std::string_view v) {
          for (std::string_view name : split_list("--type", v)) {
@@ -52,6 +58,7 @@ int bench_command(std::span<const std::string_view> args) {
        }},
       {"--host",
        [&](std::string_view) {
+         host = true;
          algos.insert(algos.end(), {"sort_host", "std_sort"});
        },
        false},
@@ -66,7 +73,18 @@ int bench_command(std::span<const std::string_view> args) {
   };
   parse_options(args, options);
   if (!types.empty()) cfg.key_types = types;
-  for (const bench::algorithm_id& a : bench::all_algorithms()) {  // table order, no repeats
+  const bool records = cfg.values != bench::value_mode::none;
+  if (records && host) throw usage_error("--host sorts keys alone; it does not take --values");
+  const auto rows = records ? bench::record_algorithms() : bench::all_algorithms();
+  for (std::string_view name : algos) {
+    const bool known = records ? bench::find_record_algorithm(name).has_value()
+                               : bench::find_algorithm(name).has_value();
+    if (!known) {
+      throw usage_error("--algo: unknown algorithm '" + std::string(name) + "'" +
+                        (records ? " with --values" : ""));
+    }
+  }
+  for (const bench::algorithm_id& a : rows) {  // table order, no repeats
     if (std::find(algos.begin(), algos.end(), a.name) != algos.end()) cfg.algorithms.push_back(a);
   }
   return bench::run(cfg);  // without a GPU: what runs on the CPU

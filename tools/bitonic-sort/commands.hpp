@@ -19,5 +19,6 @@ int bench_command(std::span<const std::string_view> args);
 int sort_command(std::span<const std::string_view> args);
 int gen_command(std::span<const std::string_view> args);
 int verify_command(std::span<const std::string_view> args);
+int argsort_command(std::span<const std::string_view> args);
 
 }  // namespace bitonic::cli

@@ -21,57 +21,17 @@
 #include "bitonic/bitonic.hpp"
 #include "bitonic/order.hpp"
 #include "commands.hpp"
+#include "file_options.hpp"
 #include "tools/common/array_file.hpp"
 
 namespace bitonic::cli {
 namespace {
-
-using clock = std::chrono::steady_clock;
-
-double seconds_since(clock::time_point start) {
-  return std::chrono::duration<double>(clock::now() - start).count();
-}
-
-std::string_view parse_key_type(std::string_view name) {
-  if (!tools::with_key_type(name, [](auto) {})) {
-    throw usage_error("--type: unknown key type '" + std::string(name) +
-                      "' (i32 u32 i64 u64 f32 f64)");
-  }
-  return name;
-}
 
 algorithm parse_variant(std::string_view name) {  // the usage text lists them
   for (const bench::algorithm_id& v : bench::variants()) {
     if (v.name == name) return v.variant;
   }
   throw usage_error("--algo: unknown algorithm '" + std::string(name) + "'");
-}
-
-void require(const std::string& value, std::string_view option) {
-  if (value.empty()) throw usage_error(std::string(option) + " FILE is required");
-}
-
-//! The checked input file; raw files need the key type from --type. Opened first, so that a
-//! missing file or a directory is named as such rather than asked a key type.
-tools::array_file open_input(const std::string& path, std::string_view key_type) {
-  tools::array_file file;
-  try {
-    file = tools::inspect_array_file(path, key_type);
-  } catch (const tools::key_type_missing&) {
-    throw usage_error("--type is required for the raw file '" + path +
-                      "' (only .npy files name their key type)");
-  }
-  if (file.format != tools::format_of(path)) {  // a .npy file under another name
-    std::fprintf(stderr,
-                 "bitonic-sort: note: %s: begins with the .npy magic string: read as a .npy file "
-                 "of %llu %s keys, not as raw keys\n",
-                 path.c_str(), static_cast<unsigned long long>(file.count), file.key_type.data());
-  }
-  return file;
-}
-
-constexpr std::string_view to_string(order direction) {
-  return direction == order::ascending ? "ascending" : "descending";
 }
 
 template <class Key>

@@ -26,7 +26,7 @@ struct command {
 // New subcommands go here and into the usage text.
 constexpr command commands[] = {
     {"demo", demo_command}, {"bench", bench_command},   {"sort", sort_command},
-    {"gen", gen_command},   {"verify", verify_command},
+    {"gen", gen_command},   {"verify", verify_command}, {"argsort", argsort_command},
 };
 
 std::string usage() {
@@ -40,6 +40,10 @@ std::string usage() {
                             algos.find('\n') == std::string::npos;
     if (!algos.empty()) algos += first_peer ? "\n                            " : " ";
     algos += a.name;
+  }
+  std::string record_algos;  // the rows of bench --values
+  for (const bench::algorithm_id& a : bench::record_algorithms()) {
+    record_algos += (record_algos.empty() ? "" : " ") + std::string(a.name);
   }
   return R"(usage: bitonic-sort COMMAND [OPTIONS]
 
@@ -59,6 +63,13 @@ commands:
          algos + R"(
             --host          host-to-host mode: sort_host on pageable keys against std::sort
                             (the same as --algo sort_host,std_sort)
+            --values V      records mode. u32, u64: (key, value) pairs sorted by
+                            sort_pairs, each value its record's index; argsort: uint32
+                            indices of the keys' sorted order (keys untouched); none: keys
+                            alone (the default). Each result is checked as a permutation of
+                            the records. Its rows (--algo):
+                            )" +
+         record_algos + R"(
             --type TYPES    key types, comma list: i32 u32 i64 u64 f32 f64 (default i32)
             --runs N        GPU and sort_host runs per time after a warm-up; the median is
                             reported (default 5)
@@ -77,6 +88,14 @@ commands:
             --max-device-bytes N   device memory the sort may use: bytes, or with a unit
                             K M G T (powers of 1024), fractions too (1.5G); larger data is
                             sorted out of core, in runs that are merged
+  argsort write the positions of a file's keys in sorted order (stable: equal keys keep
+          their input order) with bitonic::argsort, keys and indices in device memory
+          together; with std::stable_sort on the CPU when there is no GPU (same result)
+            --in FILE       .npy or raw keys, as for sort
+            --out FILE      .npy or raw indices by its extension; written in full or not at all
+            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
+            --index I       index type: u32 (default, up to 2^32 keys) or u64
+            --desc          descending order (default ascending; NaNs sort as the largest keys)
   gen     write test keys to a file (.npy or raw by its extension)
             --out FILE      the file
             --n N           number of keys

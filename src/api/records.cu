@@ -1,0 +1,301 @@
+// argsort, sort_pairs and the stable key sort: a stable argsort by the 8-byte key sort of position
+// words (kernels/records.cuh), then gathers. The word sort is the precompiled sort<uint64_t>, so
+// records add only a few small kernels (per key type for the words, per element size for the
+// gathers) and no copy of the network's kernels.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "api/options.hpp"
+#include "api/records.hpp"
+#include "api/workspace.hpp"
+#include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
+#include "kernels/records.cuh"
+#include "runtime/device.hpp"
+#include "runtime/stream_buffer.hpp"
+
+namespace bitonic {
+namespace api {
+namespace {
+
+namespace records = kernels::records;
+
+//! The unsigned integer of Bytes bytes: keys and values move as these.
+template <std::size_t Bytes>
+using bits_t = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
+
+//! Where a record sort keeps its parts in its scratch, in bytes from its aligned start.
+struct record_layout {
+  std::size_t words = 0;        //!< n position words
+  std::size_t sort = 0;         //!< the word sort's workspace, sort_bytes of it
+  std::size_t sort_bytes = 0;   //!< 0: the word sort works in place
+  std::size_t first_order = 0;  //!< 8-byte keys: n positions after the low halves' sort
+  std::size_t keys_copy = 0;    //!< the keys to gather from (sort_pairs, stable sort)
+  std::size_t values_copy = 0;  //!< the values to gather from (sort_pairs)
+  std::size_t bytes = 0;        //!< all of it, with workspace_alignment of slack
+};
+
+constexpr std::size_t align_up(std::size_t bytes) {
+  return (bytes + workspace_alignment - 1) & ~(workspace_alignment - 1);
+}
+
+//! The word sort: ascending (the words carry the order), the caller's algorithm and stream.
+options word_sort_options(const options& opt) {
+  options words;
+  words.algo = opt.algo;
+  words.stream = opt.stream;
+  return words;
+}
+
+//! Positions are 32 bits in the words, so a record sort takes at most 2^32 keys.
+void require_positions(std::size_t n, const char* caller) {
+  if (n > (std::size_t{1} << 32)) {
+    throw error(std::string(caller) + ": n = " + std::to_string(n) +
+                " is more than the 2^32 records a record sort takes");
+  }
+}
+
+//! Throws bitonic::error naming `caller` when the two device ranges overlap.
+void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
+                   const char* caller, const char* what) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  if (a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes) {
+    throw error(std::string(caller) + ": " + what + " overlap");
+  }
+}
+
+//! The layout for n >= 2 keys of key_bytes, with copies of n elements of copy_key_bytes and of
+//! value_bytes (0: none) to gather from.
+record_layout layout_for(std::size_t n, std::size_t key_bytes, std::size_t copy_key_bytes,
+                         std::size_t value_bytes, const options& opt) {
+  record_layout l;
+  std::size_t end = 0;
+  const auto take = [&](std::size_t bytes) {
+    const std::size_t at = end;
+    end = align_up(end + bytes);
+    return at;
+  };
+  l.words = take(n * sizeof(std::uint64_t));
+  l.sort_bytes = workspace_bytes<std::uint64_t>(n, word_sort_options(opt));
+  l.sort = take(l.sort_bytes);
+  if (key_bytes == 8) l.first_order = take(n * sizeof(std::uint32_t));
+  l.keys_copy = take(n * copy_key_bytes);
+  l.values_copy = take(n * value_bytes);
+  l.bytes = end + workspace_alignment;
+  return l;
+}
+
+//! A record sort's scratch: the caller's workspace (checked against `apart`) or the library's
+//! pool. Throws when neither has l.bytes.
+std::byte* record_scratch(const record_layout& l, const options& opt,
+                          std::initializer_list<device_range> apart,
+                          runtime::stream_buffer<std::byte>& owned, const char* caller,
+                          const char* sizing) {
+  if (has_workspace(opt)) return caller_workspace(opt, l.bytes, apart, caller, sizing);
+  if (!allocate_scratch(owned, l.bytes, opt.stream, "bitonic: record scratch allocation")) {
+    throw error(std::string(caller) + ": out of device memory for a scratch buffer of " +
+                std::to_string(l.bytes) + " bytes");
+  }
+  const auto at = reinterpret_cast<std::uintptr_t>(owned.get());
+  return reinterpret_cast<std::byte*>(align_up(at));
+}
+
+//! The scratch's parts by name.
+struct record_buffers {
+  std::uint64_t* words;
+  std::uint32_t* first_order;
+  std::byte* keys_copy;
+  std::byte* values_copy;
+  options sort;  //!< the word sort's options, on its part of the scratch
+
+  record_buffers(std::byte* base, const record_layout& l, const options& opt)
+      : words(reinterpret_cast<std::uint64_t*>(base + l.words)),
+        first_order(reinterpret_cast<std::uint32_t*>(base + l.first_order)),
+        keys_copy(base + l.keys_copy),
+        values_copy(base + l.values_copy),
+        sort(word_sort_options(opt)) {
+    if (l.sort_bytes != 0) {
+      sort.workspace = base + l.sort;
+      sort.workspace_bytes = l.sort_bytes;
+    }
+  }
+};
+
+//! Loads the kernels a record sort of Key launches (gathering Gathered elements; void: none),
+//! so that one CUDA cannot load fails the call before the caller's data changes.
+template <class Key, class... Gathered>
+void load_record_kernels(cudaStream_t stream) {
+  const kernels::load_only_scope loading;
+  records::launch_position_words<Key>(nullptr, nullptr, nullptr, 0, records::half::whole, false,
+                                      stream);
+  records::launch_positions<std::uint32_t>(nullptr, nullptr, nullptr, 0, stream);
+  (records::launch_gather<Gathered>(nullptr, nullptr, nullptr, nullptr, 0, stream), ...);
+}
+
+//! Sorts the position words of keys[0, n) so that their low halves, read through the returned
+//! array (null: directly), are the stable sorted order of the keys in opt.direction.
+template <class Key>
+const std::uint32_t* sort_positions(const Key* keys, std::size_t n, record_buffers& b,
+                                    const options& opt) {
+  const bool descending = opt.direction == order::descending;
+  if constexpr (sizeof(Key) == 4) {
+    records::launch_position_words(keys, nullptr, b.words, n, records::half::whole, descending,
+                                   opt.stream);
+    bitonic::sort(b.words, n, b.sort);
+    return nullptr;
+  } else {
+    records::launch_position_words(keys, nullptr, b.words, n, records::half::low, descending,
+                                   opt.stream);
+    bitonic::sort(b.words, n, b.sort);
+    records::launch_positions<std::uint32_t>(b.words, nullptr, b.first_order, n, opt.stream);
+    records::launch_position_words(keys, b.first_order, b.words, n, records::half::high, descending,
+                                   opt.stream);
+    bitonic::sort(b.words, n, b.sort);
+    return b.first_order;
+  }
+}
+
+//! Copies `bytes` from `from` to `to` on `stream` (device to device).
+void copy_on_device(void* to, const void* from, std::size_t bytes, cudaStream_t stream) {
+  BITONIC_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
+}
+
+//! sort_pairs with keys and values as bits (Value: the value's size only).
+template <class Key, class Value>
+void sort_pairs_bits(Key* d_keys, Value* d_values, std::size_t n, const options& opt,
+                     const char* caller) {
+  using key_bits = bits_t<sizeof(Key)>;
+  load_record_kernels<Key, key_bits, Value>(opt.stream);
+  const record_layout l = layout_for(n, sizeof(Key), sizeof(Key), sizeof(Value), opt);
+  runtime::stream_buffer<std::byte> owned;
+  record_buffers b(record_scratch(l, opt,
+                                  {{d_keys, n * sizeof(Key), "the keys"},
+                                   {d_values, n * sizeof(Value), "the values"}},
+                                  owned, caller, "bitonic::pairs_workspace_bytes"),
+                   l, opt);
+  copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
+  copy_on_device(b.values_copy, d_values, n * sizeof(Value), opt.stream);
+  const std::uint32_t* through = sort_positions(d_keys, n, b, opt);
+  records::launch_gather(b.words, through, reinterpret_cast<const key_bits*>(b.keys_copy),
+                         reinterpret_cast<key_bits*>(d_keys), n, opt.stream);
+  records::launch_gather(b.words, through, reinterpret_cast<const Value*>(b.values_copy), d_values,
+                         n, opt.stream);
+}
+
+}  // namespace
+
+template <class Key>
+void stable_sort_keys(Key* d_keys, std::size_t n, const options& opt) {
+  constexpr const char* caller = "bitonic::sort";
+  using key_bits = bits_t<sizeof(Key)>;
+  require_positions(n, caller);
+  load_record_kernels<Key, key_bits>(opt.stream);
+  const record_layout l = layout_for(n, sizeof(Key), sizeof(Key), 0, opt);
+  runtime::stream_buffer<std::byte> owned;
+  record_buffers b(record_scratch(l, opt, {{d_keys, n * sizeof(Key), "the keys"}}, owned, caller,
+                                  "bitonic::workspace_bytes"),
+                   l, opt);
+  copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
+  const std::uint32_t* through = sort_positions(d_keys, n, b, opt);
+  records::launch_gather(b.words, through, reinterpret_cast<const key_bits*>(b.keys_copy),
+                         reinterpret_cast<key_bits*>(d_keys), n, opt.stream);
+}
+
+template <class Key>
+std::size_t stable_sort_workspace_bytes(std::size_t n, const options& opt) {
+  require_positions(n, "bitonic::workspace_bytes");
+  return layout_for(n, sizeof(Key), sizeof(Key), 0, opt).bytes;
+}
+
+template void stable_sort_keys<float>(float*, std::size_t, const options&);
+template void stable_sort_keys<double>(double*, std::size_t, const options&);
+template std::size_t stable_sort_workspace_bytes<float>(std::size_t, const options&);
+template std::size_t stable_sort_workspace_bytes<double>(std::size_t, const options&);
+
+}  // namespace api
+
+template <class Key, class Value>
+void sort_pairs(Key* d_keys, Value* d_values, std::size_t n, const options& opt) {
+  static_assert(sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
+  constexpr const char* caller = "bitonic::sort_pairs";
+  api::validate(opt, caller);
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
+  runtime::require_device_range(d_values, n, sizeof(Value), alignof(Value), caller, "d_values");
+  api::require_apart(d_keys, n * sizeof(Key), d_values, n * sizeof(Value), caller,
+                     "d_keys and d_values");
+  api::require_positions(n, caller);
+  if (n < 2) return;
+  using value_bits = api::bits_t<sizeof(Value)>;
+  api::sort_pairs_bits(d_keys, reinterpret_cast<value_bits*>(d_values), n, opt, caller);
+}
+
+template <class Key, class Value>
+std::size_t pairs_workspace_bytes(std::size_t n, const options& opt) {
+  constexpr const char* caller = "bitonic::pairs_workspace_bytes";
+  api::validate(opt, caller);
+  api::require_positions(n, caller);
+  if (n < 2) return 0;
+  if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  return api::layout_for(n, sizeof(Key), sizeof(Key), sizeof(Value), opt).bytes;
+}
+
+template <class Key, class Index>
+void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt) {
+  static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
+                "indices of 4 or 8 bytes, unsigned");
+  constexpr const char* caller = "bitonic::argsort";
+  api::validate(opt, caller);
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
+  runtime::require_device_range(d_indices, n, sizeof(Index), alignof(Index), caller, "d_indices");
+  api::require_apart(d_keys, n * sizeof(Key), d_indices, n * sizeof(Index), caller,
+                     "d_keys and d_indices");
+  api::require_positions(n, caller);
+  if (n == 1) BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, sizeof(Index), opt.stream));
+  if (n < 2) return;
+  api::load_record_kernels<Key>(opt.stream);
+  {
+    const kernels::load_only_scope loading;
+    kernels::records::launch_positions<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
+  }
+  const api::record_layout l = api::layout_for(n, sizeof(Key), 0, 0, opt);
+  runtime::stream_buffer<std::byte> owned;
+  api::record_buffers b(api::record_scratch(l, opt,
+                                            {{d_keys, n * sizeof(Key), "the keys"},
+                                             {d_indices, n * sizeof(Index), "the indices"}},
+                                            owned, caller, "bitonic::argsort_workspace_bytes"),
+                        l, opt);
+  const std::uint32_t* through = api::sort_positions(d_keys, n, b, opt);
+  kernels::records::launch_positions(b.words, through, d_indices, n, opt.stream);
+}
+
+template <class Key, class Index>
+std::size_t argsort_workspace_bytes(std::size_t n, const options& opt) {
+  constexpr const char* caller = "bitonic::argsort_workspace_bytes";
+  api::validate(opt, caller);
+  api::require_positions(n, caller);
+  if (n < 2) return 0;
+  if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  return api::layout_for(n, sizeof(Key), 0, 0, opt).bytes;
+}
+
+#define BITONIC_INSTANTIATE_PAIR(Key, Value)                                       \
+  template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&); \
+  template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&);
+#define BITONIC_INSTANTIATE_INDEX(Key, Index)                                         \
+  template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&); \
+  template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);
+#define BITONIC_INSTANTIATE_RECORDS(Key)        \
+  BITONIC_INSTANTIATE_PAIR(Key, std::int32_t)   \
+  BITONIC_INSTANTIATE_PAIR(Key, std::uint32_t)  \
+  BITONIC_INSTANTIATE_PAIR(Key, std::int64_t)   \
+  BITONIC_INSTANTIATE_PAIR(Key, std::uint64_t)  \
+  BITONIC_INSTANTIATE_PAIR(Key, float)          \
+  BITONIC_INSTANTIATE_PAIR(Key, double)         \
+  BITONIC_INSTANTIATE_INDEX(Key, std::uint32_t) \
+  BITONIC_INSTANTIATE_INDEX(Key, std::uint64_t)
+BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_RECORDS)
+
+}  // namespace bitonic

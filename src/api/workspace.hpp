@@ -1,0 +1,45 @@
+// Scratch memory of a call: the caller's workspace (options.workspace, checked) or an allocation
+// from the library's own pool, shared by the key sort and the record sorts.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <initializer_list>
+
+#include "bitonic/bitonic.hpp"
+#include "runtime/stream_buffer.hpp"
+
+namespace bitonic::api {
+
+//! Scratch is aligned to this many bytes within a caller's workspace (vector loads, coalescing);
+//! a call asks for that much more than it uses.
+inline constexpr std::size_t workspace_alignment = 256;
+
+//! A range of the caller's device memory that the workspace must not overlap.
+struct device_range {
+  const void* begin = nullptr;
+  std::size_t bytes = 0;
+  const char* name = "";
+};
+
+//! Whether opt names a workspace (pointer or size set).
+inline bool has_workspace(const options& opt) {
+  return opt.workspace != nullptr || opt.workspace_bytes != 0;
+}
+
+//! opt.workspace for a call that needs `needed` bytes (alignment slack included), checked: large
+//! enough, device memory of the current device, apart from every range of `apart`. Returns its
+//! first address aligned to workspace_alignment. Throws bitonic::error naming `caller`, the bytes
+//! needed and `sizing`, the function that tells them.
+std::byte* caller_workspace(const options& opt, std::size_t needed,
+                            std::initializer_list<device_range> apart, const char* caller,
+                            const char* sizing);
+
+//! Allocates `bytes` stream-ordered on `stream` from the library's pool (a graph allocation while
+//! the stream is being captured), trimming the pool and trying again once if that fails. Returns
+//! false, nothing allocated, when the device lacks the memory; throws on other CUDA errors.
+bool allocate_scratch(runtime::stream_buffer<std::byte>& owned, std::size_t bytes,
+                      cudaStream_t stream, const char* what);
+
+}  // namespace bitonic::api

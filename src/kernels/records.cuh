@@ -1,0 +1,101 @@
+// Records: the small kernels around the 8-byte key sort that make it an argsort, and through it
+// sort_pairs and stable sorts. A key's class word (key_order.hpp: one word per class of equivalent
+// keys, complemented when descending) goes in the high half of a 64-bit word and the key's
+// position in the low half; sorting those words ascending orders the keys and, among equivalent
+// keys, their positions: a stable argsort from an unstable network, at the price of 8 bytes a key.
+// 8-byte keys do not fit beside a position, so they take two sorts, least significant half first:
+// the second sort's positions are those of the first's output, which keeps the first's order among
+// equal high halves. After the sort the low halves are the permutation; gathers through it move
+// keys and values as bits (kernels per element size, not per type).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/launch.cuh"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
+
+namespace bitonic::kernels::records {
+
+using network::index_t;
+
+//! Threads of a block of every kernel here (grid-stride loops, one element a thread a round).
+inline constexpr unsigned block_threads = 256;
+
+//! Which half of an 8-byte key's class word a sort orders by.
+enum class half { whole, low, high };
+
+//! words[i] = class word of keys[from[i]] (from: null for i) or its half, complemented when
+//! `descending`, in the high 32 bits; i in the low 32 bits.
+template <class Key>
+__global__ void __launch_bounds__(block_threads)
+    position_words_kernel(const Key* keys, const std::uint32_t* from, std::uint64_t* words,
+                          index_t n, half part, bool descending) {
+  for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
+       i += index_t{gridDim.x} * block_threads) {
+    auto w = class_word(keys[from != nullptr ? from[i] : i]);
+    if (descending) w = ~w;
+    std::uint32_t digit = std::uint32_t(w);
+    if constexpr (sizeof(w) == 8) {
+      if (part == half::high) digit = std::uint32_t(w >> 32);
+    }
+    words[i] = (std::uint64_t{digit} << 32) | std::uint32_t(i);
+  }
+}
+
+//! The position word i holds after the sort, through `through` when it is not null.
+__device__ inline std::uint32_t sorted_position(const std::uint64_t* words,
+                                                const std::uint32_t* through, index_t i) {
+  const std::uint32_t p = std::uint32_t(words[i]);
+  return through != nullptr ? through[p] : p;
+}
+
+//! out[i] = sorted_position(i), as Index.
+template <class Index>
+__global__ void __launch_bounds__(block_threads)
+    positions_kernel(const std::uint64_t* words, const std::uint32_t* through, Index* out,
+                     index_t n) {
+  for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
+       i += index_t{gridDim.x} * block_threads) {
+    out[i] = Index(sorted_position(words, through, i));
+  }
+}
+
+//! out[i] = in[sorted_position(i)]: keys or values moved as Bits.
+template <class Bits>
+__global__ void __launch_bounds__(block_threads)
+    gather_kernel(const std::uint64_t* words, const std::uint32_t* through, const Bits* in,
+                  Bits* out, index_t n) {
+  for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
+       i += index_t{gridDim.x} * block_threads) {
+    out[i] = in[sorted_position(words, through, i)];
+  }
+}
+
+//! Enqueues position_words_kernel on `stream` (only loads it under a load_only_scope).
+template <class Key>
+void launch_position_words(const Key* keys, const std::uint32_t* from, std::uint64_t* words,
+                           index_t n, half part, bool descending, cudaStream_t stream) {
+  launch_plain(position_words_kernel<Key>, grid_blocks(n, block_threads), block_threads, stream,
+               "records position_words_kernel launch", keys, from, words, n, part, descending);
+}
+
+//! Enqueues positions_kernel on `stream` (only loads it under a load_only_scope).
+template <class Index>
+void launch_positions(const std::uint64_t* words, const std::uint32_t* through, Index* out,
+                      index_t n, cudaStream_t stream) {
+  launch_plain(positions_kernel<Index>, grid_blocks(n, block_threads), block_threads, stream,
+               "records positions_kernel launch", words, through, out, n);
+}
+
+//! Enqueues gather_kernel on `stream` (only loads it under a load_only_scope).
+template <class Bits>
+void launch_gather(const std::uint64_t* words, const std::uint32_t* through, const Bits* in,
+                   Bits* out, index_t n, cudaStream_t stream) {
+  launch_plain(gather_kernel<Bits>, grid_blocks(n, block_threads), block_threads, stream,
+               "records gather_kernel launch", words, through, in, out, n);
+}
+
+}  // namespace bitonic::kernels::records

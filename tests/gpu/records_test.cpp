@@ -1,0 +1,329 @@
+// Record sorts against std::stable_sort: argsort (both index types), sort_pairs (4- and 8-byte
+// values), and sort with options.stable. All of them are stable, so each has exactly one right
+// answer, compared bit for bit: the indices, and keys and values gathered by them (-0.0 and +0.0,
+// NaNs of every sign and payload keep their input order). Sizes around the word sort's regimes,
+// every distribution, both orders, every key type; then workspaces, streams and bad arguments.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "common_test.hpp"
+#include "device_memory.hpp"
+
+namespace bitonic {
+namespace {
+
+using test::device_array;
+using test::throws_error;
+using tools::distribution;
+
+//! The stable order of `keys` under `direction`: what argsort must return.
+template <class Key>
+std::vector<std::uint64_t> stable_order(const std::vector<Key>& keys, order direction) {
+  std::vector<std::uint64_t> idx(keys.size());
+  std::iota(idx.begin(), idx.end(), std::uint64_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [&](std::uint64_t a, std::uint64_t b) {
+    return direction == order::ascending ? ascending_less{}(keys[a], keys[b])
+                                         : descending_less{}(keys[a], keys[b]);
+  });
+  return idx;
+}
+
+//! `from` gathered through `order`.
+template <class T>
+std::vector<T> gathered(const std::vector<T>& from, const std::vector<std::uint64_t>& order) {
+  std::vector<T> out(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    out[i] = from[order[i]];
+  return out;
+}
+
+//! Success when a and b hold the same bits (float keys: NaN payloads and zero signs included).
+template <class T>
+::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size()) {
+    return ::testing::AssertionFailure() << got.size() << " elements, expected " << want.size();
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
+      return ::testing::AssertionFailure() << "first difference at " << i << " of " << got.size()
+                                           << ": got " << +got[i] << ", expected " << +want[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+//! Sizes around the word sort's regimes: tiny, around its tiles (2^13 and 2^14 8-byte words),
+//! around the L2 block, and random ones, fixed by seed.
+std::vector<std::size_t> record_sizes() {
+  std::vector<std::size_t> sizes = {0, 1, 2, 3, 5, 31, 33, 1000};
+  for (const unsigned k : {10u, 13u, 14u, 16u, 20u}) {
+    const std::size_t power = std::size_t{1} << k;
+    sizes.insert(sizes.end(), {power - 1, power, power + 1});
+  }
+  for (const std::size_t n : test::random_lengths(4, 4, 21, 2026))
+    sizes.push_back(n);
+  return sizes;
+}
+
+//! Values that tell every record apart, of 4 or 8 bytes.
+template <class Value>
+std::vector<Value> distinct_values(std::size_t n) {
+  std::vector<Value> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t bits = (std::uint64_t{i} * 0x9e37'79b9'7f4a'7c15ull) ^ 0x5555u;
+    if constexpr (sizeof(Value) == 4) {
+      const std::uint32_t low = std::uint32_t(bits ^ (bits >> 32));
+      std::memcpy(&values[i], &low, 4);
+    } else {
+      std::memcpy(&values[i], &bits, 8);
+    }
+  }
+  return values;
+}
+
+std::string describe(std::string_view key, std::size_t n, distribution d, std::uint64_t seed,
+                     order direction) {
+  return std::string(key) + " n=" + std::to_string(n) +
+         " distribution=" + std::string(tools::to_string(d)) + " seed=" + std::to_string(seed) +
+         " order=" + std::string(test::to_string(direction));
+}
+
+template <class Key>
+class Records : public ::testing::Test {};
+TYPED_TEST_SUITE(Records, test::key_types, test::key_type_names);
+
+TYPED_TEST(Records, ArgsortIsTheStableOrder) {
+  using Key = TypeParam;
+  for (const std::size_t n : record_sizes()) {
+    device_array<Key> keys(n);
+    device_array<std::uint32_t> indices(n);
+    device_array<std::uint64_t> wide_indices(n);
+    for (const distribution d : tools::all_distributions) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      keys.upload(input);
+      for (const order direction : test::all_orders) {
+        const std::vector<std::uint64_t> want = stable_order(input, direction);
+        SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
+        argsort(keys.get(), indices.get(), n, {.direction = direction});
+        const std::vector<std::uint32_t> got = indices.download();
+        ASSERT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()), want));
+        if (n % 3 == 0 || n < 40) {  // the 8-byte indices on a third of the sizes
+          argsort(keys.get(), wide_indices.get(), n, {.direction = direction});
+          ASSERT_TRUE(same_bits(wide_indices.download(), want));
+        }
+        ASSERT_TRUE(same_bits(keys.download(), input)) << "argsort changed the keys";
+      }
+    }
+  }
+}
+
+template <class Key, class Value>
+void check_pairs(std::size_t n, distribution d, order direction) {
+  const std::uint64_t seed = test::case_seed(n, d);
+  const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  const std::vector<Value> values = distinct_values<Value>(n);
+  SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction) +
+               " value_bytes=" + std::to_string(sizeof(Value)));
+  device_array<Key> keys(n);
+  device_array<Value> vals(n);
+  keys.upload(input);
+  vals.upload(values);
+  sort_pairs(keys.get(), vals.get(), n, {.direction = direction});
+  const std::vector<std::uint64_t> order = stable_order(input, direction);
+  ASSERT_TRUE(same_bits(keys.download(), gathered(input, order))) << "keys";
+  ASSERT_TRUE(same_bits(vals.download(), gathered(values, order))) << "values";
+}
+
+TYPED_TEST(Records, SortPairsMovesValuesWithTheirKeys) {
+  using Key = TypeParam;
+  for (const std::size_t n : record_sizes()) {
+    for (const distribution d : tools::all_distributions) {
+      for (const order direction : test::all_orders) {
+        check_pairs<Key, std::uint32_t>(n, d, direction);
+        if (::testing::Test::HasFatalFailure()) return;
+        if (n % 2 == 1 || n < 40) check_pairs<Key, double>(n, d, direction);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TYPED_TEST(Records, StableSortKeepsEquivalentKeysInOrder) {
+  using Key = TypeParam;
+  for (const std::size_t n :
+       {std::size_t{2}, std::size_t{1000}, std::size_t{1} << 14, (std::size_t{1} << 20) + 3}) {
+    device_array<Key> keys(n);
+    for (const distribution d : {distribution::nan, distribution::few, distribution::uniform}) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
+        keys.upload(input);
+        sort(keys.get(), n, {.direction = direction, .stable = true});
+        ASSERT_TRUE(same_bits(keys.download(), gathered(input, stable_order(input, direction))));
+        std::vector<Key> on_cpu = input;
+        sort_on_cpu(on_cpu.data(), n, {.direction = direction, .stable = true});
+        ASSERT_TRUE(same_bits(on_cpu, gathered(input, stable_order(input, direction))));
+      }
+    }
+  }
+}
+
+//! Zeros of both signs and NaNs of both signs and several payloads, many of each, shuffled with
+//! numbers: the bits that one class of equivalent keys can take.
+template <class Float>
+std::vector<Float> equivalent_bit_patterns(std::size_t n) {
+  using Bits = std::conditional_t<sizeof(Float) == 4, std::uint32_t, std::uint64_t>;
+  constexpr Bits sign = Bits{1} << (sizeof(Bits) * 8 - 1);
+  constexpr Bits exponent = sizeof(Bits) == 4 ? Bits(0x7f80'0000u) : Bits(0x7ff0'0000'0000'0000ull);
+  const Bits patterns[] = {0,
+                           sign,
+                           exponent | 1,
+                           exponent | 12345,
+                           sign | exponent | 7,
+                           exponent | (exponent >> 1) | 3,
+                           exponent,
+                           sign | exponent};  // ... then +inf, -inf
+  std::vector<Float> keys(n);
+  std::uint64_t state = 12345;
+  for (std::size_t i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const unsigned pick = unsigned(state >> 59) % 10;
+    if (pick < 8) {
+      std::memcpy(&keys[i], &patterns[pick], sizeof(Float));
+    } else {
+      keys[i] = Float(int(state >> 40) % 5 - 2);
+    }
+  }
+  return keys;
+}
+
+template <class Float>
+void check_equivalent_bits() {
+  for (const std::size_t n : {std::size_t{100}, std::size_t{20000}, std::size_t{1} << 21}) {
+    const std::vector<Float> input = equivalent_bit_patterns<Float>(n);
+    for (const order direction : test::all_orders) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " order=" + std::string(test::to_string(direction)));
+      const std::vector<std::uint64_t> want = stable_order(input, direction);
+      device_array<Float> keys(n);
+      device_array<std::uint32_t> values(n);
+      keys.upload(input);
+      values.upload(distinct_values<std::uint32_t>(n));
+      sort_pairs(keys.get(), values.get(), n, {.direction = direction});
+      ASSERT_TRUE(same_bits(keys.download(), gathered(input, want)));
+      ASSERT_TRUE(same_bits(values.download(), gathered(distinct_values<std::uint32_t>(n), want)));
+      keys.upload(input);
+      sort(keys.get(), n, {.direction = direction, .stable = true});
+      ASSERT_TRUE(same_bits(keys.download(), gathered(input, want)));
+    }
+  }
+}
+
+TEST(RecordsFloat, ZerosAndNaNsKeepTheirInputOrder) {
+  check_equivalent_bits<float>();
+  check_equivalent_bits<double>();
+}
+
+TEST(RecordsAlgorithms, EveryAlgorithmSortsTheWords) {
+  for (const algorithm algo : test::all_algorithms) {
+    for (const std::size_t n : {std::size_t{5000}, std::size_t{70001}}) {
+      const std::vector<std::int64_t> input = tools::generate<std::int64_t>(
+          n, distribution::few, test::case_seed(n, distribution::few));
+      device_array<std::int64_t> keys(n);
+      device_array<std::uint32_t> indices(n);
+      keys.upload(input);
+      argsort(keys.get(), indices.get(), n, {.algo = algo});
+      const std::vector<std::uint32_t> got = indices.download();
+      EXPECT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()),
+                            stable_order(input, order::ascending)))
+          << to_string(algo) << " n=" << n;
+    }
+  }
+}
+
+TEST(RecordsWorkspace, ExactWorkspaceOnAStreamAllocatesNothingElse) {
+  const std::size_t n = (std::size_t{1} << 22) + 17;  // past the L2 block: the word sort merges
+  const std::vector<float> input =
+      tools::generate<float>(n, distribution::nan, test::case_seed(n, distribution::nan));
+  const std::vector<std::uint64_t> values = distinct_values<std::uint64_t>(n);
+  const cuda_stream stream;
+  const options base{.direction = order::descending, .stream = stream.get()};
+  const std::size_t bytes = pairs_workspace_bytes<float, std::uint64_t>(n, base);
+  ASSERT_GT(bytes, n * (8 + 4 + 8));
+  device_buffer<std::byte> workspace(bytes);
+  options opt = base;
+  opt.workspace = workspace.get();
+  opt.workspace_bytes = bytes;
+  device_array<float> keys(n);
+  device_array<std::uint64_t> vals(n);
+  keys.upload(input, stream.get());
+  vals.upload(values, stream.get());
+  const std::size_t cached_before = cached_memory_bytes();
+  sort_pairs(keys.get(), vals.get(), n, opt);
+  const std::vector<std::uint64_t> want = stable_order(input, order::descending);
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), gathered(input, want)));
+  EXPECT_TRUE(same_bits(vals.download(stream.get()), gathered(values, want)));
+  EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
+
+  device_array<std::uint32_t> indices(n);
+  opt.workspace_bytes = argsort_workspace_bytes<float, std::uint32_t>(n, base);
+  keys.upload(input, stream.get());
+  argsort(keys.get(), indices.get(), n, opt);
+  const std::vector<std::uint32_t> got = indices.download(stream.get());
+  EXPECT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()), want));
+
+  opt.workspace_bytes = bytes - 1;
+  keys.upload(input, stream.get());
+  EXPECT_TRUE(throws_error([&] { sort_pairs(keys.get(), vals.get(), n, opt); },
+                           {std::to_string(bytes), "pairs_workspace_bytes"}));
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), input)) << "keys changed by a refused call";
+}
+
+TEST(RecordsErrors, BadArgumentsLeaveTheDataAlone) {
+  const std::size_t n = 1000;
+  const std::vector<std::int32_t> input =
+      tools::generate<std::int32_t>(n, distribution::uniform, 7);
+  device_array<std::int32_t> keys(2 * n);
+  device_array<std::uint32_t> values(n);
+  keys.upload(input);
+  std::vector<std::uint32_t> host_values(n, 5);
+  EXPECT_TRUE(throws_error([&] { sort_pairs(keys.get(), static_cast<std::uint32_t*>(nullptr), n); },
+                           {"bitonic::sort_pairs", "d_values is null"}));
+  EXPECT_TRUE(throws_error([&] { sort_pairs(keys.get(), host_values.data(), n); },
+                           {"bitonic::sort_pairs", "host pointer"}));
+  EXPECT_TRUE(throws_error(
+      [&] { sort_pairs(keys.get(), reinterpret_cast<std::uint32_t*>(keys.get() + 10), n); },
+      {"d_keys and d_values overlap"}));
+  EXPECT_TRUE(throws_error(
+      [&] { argsort(keys.get(), reinterpret_cast<std::uint32_t*>(keys.get() + n - 1), n); },
+      {"d_keys and d_indices overlap"}));
+  EXPECT_TRUE(throws_error([&] { argsort(keys.get(), static_cast<std::uint64_t*>(nullptr), n); },
+                           {"bitonic::argsort", "d_indices is null"}));
+  EXPECT_TRUE(throws_error(
+      [&] { (void)pairs_workspace_bytes<std::int32_t, std::int32_t>((std::size_t{1} << 32) + 1); },
+      "2^32"));
+  EXPECT_TRUE(throws_error(
+      [&] { argsort(keys.get(), values.get(), n, {.direction = static_cast<order>(7)}); },
+      "options.direction"));
+  std::vector<std::int32_t> host(input);
+  EXPECT_NO_THROW(sort_host(host.data(), n, {.stable = true}))
+      << "integer keys: stable is the same sort, sort_host takes it";
+  EXPECT_TRUE(test::matches_reference(host, tools::reference_sort(input, order::ascending)));
+  std::vector<float> host_floats(10, 1.0f);
+  EXPECT_TRUE(throws_error([&] { sort_host(host_floats.data(), 10, {.stable = true}); },
+                           {"bitonic::sort_host", "options.stable"}));
+  std::vector<std::int32_t> after = keys.download();
+  after.resize(n);
+  EXPECT_TRUE(same_bits(after, input)) << "keys changed by refused calls";
+}
+
+}  // namespace
+}  // namespace bitonic

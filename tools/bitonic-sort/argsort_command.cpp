@@ -1,0 +1,123 @@
+// bitonic-sort argsort: the positions of a key file's keys in sorted order, written as uint32 or
+// uint64 indices (.npy or raw). On the GPU with bitonic::argsort, the keys and indices held in
+// device memory at once (no out-of-core path yet); without a GPU with std::stable_sort, which
+// gives the same indices (both are stable).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "bench/keys.hpp"
+#include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
+#include "bitonic/order.hpp"
+#include "commands.hpp"
+#include "file_options.hpp"
+#include "tools/common/array_file.hpp"
+
+namespace bitonic::cli {
+namespace {
+
+//! The most keys whose positions fit in a uint32 index (bitonic::argsort's limit too).
+constexpr std::uint64_t max_u32_index_keys = std::uint64_t{1} << 32;
+
+template <class Key, class Index>
+std::vector<Index> argsort_on_gpu(std::span<const Key> keys, order direction) {
+  std::vector<Index> indices(keys.size());
+  if (keys.empty()) return indices;
+  device_buffer<Key> d_keys(keys.size());
+  device_buffer<Index> d_indices(keys.size());
+  BITONIC_CUDA_CHECK(
+      cudaMemcpy(d_keys.get(), keys.data(), keys.size_bytes(), cudaMemcpyHostToDevice));
+  bitonic::argsort(static_cast<const Key*>(d_keys.get()), d_indices.get(), keys.size(),
+                   {.direction = direction});
+  // On the legacy default stream, after the argsort.
+  BITONIC_CUDA_CHECK(cudaMemcpy(indices.data(), d_indices.get(), indices.size() * sizeof(Index),
+                                cudaMemcpyDeviceToHost));
+  return indices;
+}
+
+template <class Key, class Index>
+std::vector<Index> argsort_on_cpu(std::span<const Key> keys, order direction) {
+  std::vector<Index> indices(keys.size());
+  std::iota(indices.begin(), indices.end(), Index{0});
+  const auto by_key = [&](auto less) {
+    return [&keys, less](Index a, Index b) { return less(keys[a], keys[b]); };
+  };
+  if (direction == order::ascending) {
+    std::stable_sort(indices.begin(), indices.end(), by_key(ascending_less{}));
+  } else {
+    std::stable_sort(indices.begin(), indices.end(), by_key(descending_less{}));
+  }
+  return indices;
+}
+
+}  // namespace
+
+int argsort_command(std::span<const std::string_view> args) {
+  std::string in_path, out_path;
+  std::string_view key_type;
+  std::string_view index_type = "u32";
+  order direction = order::ascending;
+  const option options[] = {
+      {"--in", [&](std::string_view v) { in_path = v; }},
+      {"--out", [&](std::string_view v) { out_path = v; }},
+      {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
+      {"--index",
+       [&](std::string_view v) {
+         if (v != "u32" && v != "u64") {
+           throw usage_error("--index: '" + std::string(v) + "' is not u32 or u64");
+         }
+         index_type = v;
+       }},
+      {"--desc", [&](std::string_view) { direction = order::descending; }, false},
+  };
+  parse_options(args, options);
+  require(in_path, "--in");
+  require(out_path, "--out");
+
+  const tools::array_file in = open_input(in_path, key_type);
+  if (index_type == "u32" && in.count > max_u32_index_keys) {
+    throw usage_error(in.path + " holds " + std::to_string(in.count) +
+                      " keys, more than uint32 indices can number: use --index u64");
+  }
+  tools::output_file out(out_path);  // before the long part: a bad destination fails at once
+  const bool gpu = bitonic::gpu_available();
+  if (!gpu) std::fprintf(stderr, "no CUDA device: argsort on the CPU (std::stable_sort)\n");
+  tools::with_key_type(in.key_type, [&](auto key) {
+    using Key = decltype(key);
+    const auto run = [&](auto index) {
+      using Index = decltype(index);
+      const tools::file_format out_format = tools::format_of(out_path);
+      out.reserve(tools::array_file_size<Index>(out_format, in.count));
+      const clock::time_point start = clock::now();
+      const tools::key_array<Key> keys = tools::read_keys<Key>(in);
+      const double read_s = seconds_since(start);
+      const clock::time_point sort_start = clock::now();
+      const std::vector<Index> indices = gpu ? argsort_on_gpu<Key, Index>(keys.span(), direction)
+                                             : argsort_on_cpu<Key, Index>(keys.span(), direction);
+      const double sort_s = seconds_since(sort_start);
+      const clock::time_point write_start = clock::now();
+      tools::write_keys<Index>(out, out_format, indices);
+      out.commit();
+      std::printf(
+          "%s -> %s: %zu %s keys argsorted %s into %s indices in %.3f s on the %s (read %.3f s, "
+          "write %.3f s)\n",
+          in.path.c_str(), out.path().c_str(), keys.count, tools::type_name<Key>().data(),
+          to_string(direction).data(), tools::type_name<Index>().data(), sort_s,
+          gpu ? "GPU" : "CPU", read_s, seconds_since(write_start));
+    };
+    if (index_type == "u32") {
+      run(std::uint32_t{});
+    } else {
+      run(std::uint64_t{});
+    }
+  });
+  return 0;
+}
+
+}  // namespace bitonic::cli

@@ -1,0 +1,40 @@
+// The file commands' shared option checks and input opening (file_options.hpp).
+#include "file_options.hpp"
+
+#include <cstdio>
+
+#include "args.hpp"
+#include "bench/keys.hpp"
+
+namespace bitonic::cli {
+
+std::string_view parse_key_type(std::string_view name) {
+  if (!tools::with_key_type(name, [](auto) {})) {
+    throw usage_error("--type: unknown key type '" + std::string(name) +
+                      "' (i32 u32 i64 u64 f32 f64)");
+  }
+  return name;
+}
+
+void require(const std::string& value, std::string_view option) {
+  if (value.empty()) throw usage_error(std::string(option) + " FILE is required");
+}
+
+tools::array_file open_input(const std::string& path, std::string_view key_type) {
+  tools::array_file file;
+  try {
+    file = tools::inspect_array_file(path, key_type);
+  } catch (const tools::key_type_missing&) {
+    throw usage_error("--type is required for the raw file '" + path +
+                      "' (only .npy files name their key type)");
+  }
+  if (file.format != tools::format_of(path)) {  // a .npy file under another name
+    std::fprintf(stderr,
+                 "bitonic-sort: note: %s: begins with the .npy magic string: read as a .npy file "
+                 "of %llu %s keys, not as raw keys\n",
+                 path.c_str(), static_cast<unsigned long long>(file.count), file.key_type.data());
+  }
+  return file;
+}
+
+}  // namespace bitonic::cli

@@ -1,0 +1,34 @@
+// What the file commands (sort, gen, verify, argsort) share: their options' checks, the opening of
+// an input file, and the clock of their timing lines.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "bitonic/bitonic.hpp"
+#include "tools/common/array_file.hpp"
+
+namespace bitonic::cli {
+
+using clock = std::chrono::steady_clock;
+
+inline double seconds_since(clock::time_point start) {
+  return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+//! `name` if it is a key type (i32 u32 i64 u64 f32 f64); usage_error for --type otherwise.
+std::string_view parse_key_type(std::string_view name);
+
+//! usage_error "OPTION FILE is required" when `value` is empty.
+void require(const std::string& value, std::string_view option);
+
+//! The checked input file; raw files need the key type from --type. Opened first, so that a
+//! missing file or a directory is named as such rather than asked a key type.
+tools::array_file open_input(const std::string& path, std::string_view key_type);
+
+constexpr std::string_view to_string(order direction) {
+  return direction == order::ascending ? "ascending" : "descending";
+}
+
+}  // namespace bitonic::cli
