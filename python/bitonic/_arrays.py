@@ -334,6 +334,8 @@ def wrap(x):
     np, torch, cupy, jax = (_module(n) for n in ("numpy", "torch", "cupy", "jax"))
     if np is not None and isinstance(x, np.ndarray):
         return NumpyArray(x)
+    if np is not None and isinstance(x, np.generic):  # a NumPy scalar: refused as 0-d
+        return NumpyArray(np.asarray(x))
     if torch is not None and isinstance(x, torch.Tensor):
         return TorchTensor(x)
     if cupy is not None and isinstance(x, cupy.ndarray):

@@ -240,22 +240,20 @@ def _bench_cccl(cupy, table, xc, ref, n, events, sync, runs, warmup, torch_ms):
         return
     out = cupy.empty_like(xc)
     nothing = lambda: None  # noqa: E731
-    try:
-        radix = cc.make_radix_sort(xc, out, None, None, cc.SortOrder.ASCENDING)
-        temp = cupy.empty(radix(None, xc, out, None, None, n), dtype=cupy.uint8)
-        ms, _ = _median_gpu(events, sync, nothing,
-                            lambda: radix(temp, xc, out, None, None, n), runs, warmup)
-        table.add("cuda.compute radix_sort", ms, bool(cupy.array_equal(out, ref)), torch_ms)
-    except Exception as e:  # noqa: BLE001 - an API that moved between cuda-cccl versions
-        table.skip("cuda.compute radix_sort", f"{type(e).__name__}: {str(e)[:60]}")
-    try:
-        merge = cc.make_merge_sort(xc, None, out, None, cc.OpKind.LESS)
-        temp = cupy.empty(merge(None, xc, None, out, None, n), dtype=cupy.uint8)
-        ms, _ = _median_gpu(events, sync, nothing,
-                            lambda: merge(temp, xc, None, out, None, n), runs, warmup)
-        table.add("cuda.compute merge_sort", ms, bool(cupy.array_equal(out, ref)), torch_ms)
-    except Exception as e:  # noqa: BLE001
-        table.skip("cuda.compute merge_sort", f"{type(e).__name__}: {str(e)[:60]}")
+    sorts = (("cuda.compute radix_sort",
+              lambda: cc.make_radix_sort(xc, out, None, None, cc.SortOrder.ASCENDING),
+              lambda algo, temp: algo(temp, xc, out, None, None, n)),
+             ("cuda.compute merge_sort",
+              lambda: cc.make_merge_sort(xc, None, out, None, cc.OpKind.LESS),
+              lambda algo, temp: algo(temp, xc, None, out, None, n)))
+    for name, make, call in sorts:
+        try:
+            algo = make()
+            temp = cupy.empty(call(algo, None), dtype=cupy.uint8)  # its temporary storage, once
+            ms, _ = _median_gpu(events, sync, nothing, lambda: call(algo, temp), runs, warmup)
+            table.add(name, ms, bool(cupy.array_equal(out, ref)), torch_ms)
+        except Exception as e:  # noqa: BLE001 - an API that moved between cuda-cccl versions
+            table.skip(name, f"{type(e).__name__}: {str(e)[:60]}")
 
 
 def main(argv=None):

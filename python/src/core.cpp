@@ -24,12 +24,18 @@ enum class key_type : int { i32, u32, i64, u64, f32, f64 };
 template <class F>
 void with_key_type(int code, F&& f) {
   switch (static_cast<key_type>(code)) {
-    case key_type::i32: return f(std::int32_t{});
-    case key_type::u32: return f(std::uint32_t{});
-    case key_type::i64: return f(std::int64_t{});
-    case key_type::u64: return f(std::uint64_t{});
-    case key_type::f32: return f(float{});
-    case key_type::f64: return f(double{});
+    case key_type::i32:
+      return f(std::int32_t{});
+    case key_type::u32:
+      return f(std::uint32_t{});
+    case key_type::i64:
+      return f(std::int64_t{});
+    case key_type::u64:
+      return f(std::uint64_t{});
+    case key_type::f32:
+      return f(float{});
+    case key_type::f64:
+      return f(double{});
   }
   throw bitonic::error("bitonic: unknown key type code " + std::to_string(code));
 }
@@ -50,7 +56,9 @@ class device_scope {
   int previous_ = 0;
 };
 
-cudaStream_t as_stream(std::uintptr_t handle) { return reinterpret_cast<cudaStream_t>(handle); }
+cudaStream_t as_stream(std::uintptr_t handle) {
+  return reinterpret_cast<cudaStream_t>(handle);
+}
 
 bitonic::options make_options(bool descending, std::uintptr_t stream, std::uintptr_t workspace,
                               std::size_t workspace_bytes) {
@@ -72,7 +80,8 @@ void sort_device(std::uintptr_t data, std::size_t rows, std::size_t n, int code,
   with_key_type(code, [&](auto key) {
     using Key = decltype(key);
     auto* keys = reinterpret_cast<Key*>(data);
-    for (std::size_t row = 0; row < rows; ++row) bitonic::sort(keys + row * n, n, opt);
+    for (std::size_t row = 0; row < rows; ++row)
+      bitonic::sort(keys + row * n, n, opt);
   });
 }
 
@@ -82,7 +91,8 @@ void sort_host(std::uintptr_t data, std::size_t rows, std::size_t n, int code, b
   with_key_type(code, [&](auto key) {
     using Key = decltype(key);
     auto* keys = reinterpret_cast<Key*>(data);
-    for (std::size_t row = 0; row < rows; ++row) bitonic::sort_host(keys + row * n, n, opt);
+    for (std::size_t row = 0; row < rows; ++row)
+      bitonic::sort_host(keys + row * n, n, opt);
   });
 }
 
@@ -169,12 +179,12 @@ nb::tuple dlpack_info(nb::handle capsule) {
     shape.append(tensor->shape[i]);
     if (tensor->strides != nullptr) strides.append(tensor->strides[i]);
   }
-  nb::object strides_or_none = tensor->strides != nullptr ? nb::object(nb::tuple(strides)) : nb::none();
+  nb::object strides_or_none =
+      tensor->strides != nullptr ? nb::object(nb::tuple(strides)) : nb::none();
   const auto data = reinterpret_cast<std::uintptr_t>(tensor->data) + tensor->byte_offset;
-  return nb::make_tuple(data, tensor->device.device_type, tensor->device.device_id,
-                        nb::tuple(shape), strides_or_none,
-                        nb::make_tuple(tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes),
-                        read_only);
+  return nb::make_tuple(
+      data, tensor->device.device_type, tensor->device.device_id, nb::tuple(shape), strides_or_none,
+      nb::make_tuple(tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes), read_only);
 }
 
 }  // namespace

@@ -30,8 +30,13 @@ def test_not_an_array(value):
 
 
 def test_zero_d_and_dims():
+    for scalar in (np.array(3.0, np.float32), np.float32(3.0), np.int64(7).reshape(())):
+        with pytest.raises(ValueError, match="0-d"):
+            bitonic.sort(scalar)
+    zero_d = np.array(5, np.int32)
     with pytest.raises(ValueError, match="0-d"):
-        bitonic.sort(np.float32(3.0).reshape(()))
+        bitonic.sort(zero_d, inplace=True)
+    assert zero_d == 5
     x = make_keys(6 * 5, "float32").reshape(6, 5)
     before = x.copy()
     for dim in (0, -2, 2, -3):

@@ -28,8 +28,8 @@ def needs_gpu():
 
 @pytest.fixture(scope="module")
 def torch():
-    torch = pytest.importorskip("torch")
     needs_gpu()
+    torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("torch sees no CUDA device")
     return torch
@@ -43,8 +43,8 @@ def cupy():
 
 @pytest.fixture(scope="module")
 def jax():
-    jax = pytest.importorskip("jax")
     needs_gpu()
+    jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)  # int64, uint64 and float64 arrays stay 64-bit
     try:
         jax.devices("gpu")
@@ -60,21 +60,32 @@ def torch_dtype(torch, name):
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_torch(torch, dtype, descending):
+    def also_torch_sort(x, expected):
+        if dtype in ("int32", "int64", "float32", "float64"):  # torch.sort's types everywhere
+            check(torch.sort(x, descending=descending).values.cpu().numpy(), expected, descending)
+
+    sort_three_ways(dtype, descending, lambda h: torch.from_numpy(h).cuda(),
+                    lambda a: a.cpu().numpy(), torch.empty_like, torch.Tensor, also_torch_sort)
+
+
+def sort_three_ways(dtype, descending, to_device, to_host, empty_like, kind, extra=None):
+    """For each of SIZES: out of place (x untouched, the result of x's kind, dtype and device),
+    into out=, then in place; each against numpy.sort."""
     for n in SIZES:
         host = make_keys(n, dtype)
         expected = np.sort(host)
-        x = torch.from_numpy(host).cuda()
+        x = to_device(host)
         y = bitonic.sort(x, descending=descending)
-        assert isinstance(y, torch.Tensor) and y.device == x.device and y.dtype == x.dtype
-        assert_sorted_like(y.cpu().numpy(), host, descending)
-        assert np.array_equal(x.cpu().numpy().view(np.uint8), host.view(np.uint8)), "x changed"
-        if dtype in ("int32", "int64", "float32", "float64"):  # what torch.sort supports everywhere
-            check(torch.sort(x, descending=descending).values.cpu().numpy(), expected, descending)
-        out = torch.empty_like(x)
+        assert isinstance(y, kind) and y.dtype == x.dtype and y.device == x.device
+        assert_sorted_like(to_host(y), host, descending)
+        assert np.array_equal(to_host(x).view(np.uint8), host.view(np.uint8)), "x changed"
+        if extra is not None:
+            extra(x, expected)
+        out = empty_like(x)
         assert bitonic.sort(x, descending=descending, out=out) is out
-        check(out.cpu().numpy(), expected, descending)
+        check(to_host(out), expected, descending)
         assert bitonic.sort(x, descending=descending, inplace=True) is x
-        check(x.cpu().numpy(), expected, descending)
+        check(to_host(x), expected, descending)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -183,19 +194,7 @@ def test_torch_cuda_graph_capture(torch):
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cupy(cupy, dtype, descending):
-    for n in SIZES:
-        host = make_keys(n, dtype)
-        expected = np.sort(host)
-        x = cupy.asarray(host)
-        y = bitonic.sort(x, descending=descending)
-        assert isinstance(y, cupy.ndarray) and y.dtype == x.dtype
-        assert_sorted_like(cupy.asnumpy(y), host, descending)
-        assert np.array_equal(cupy.asnumpy(x).view(np.uint8), host.view(np.uint8))
-        out = cupy.empty_like(x)
-        assert bitonic.sort(x, descending=descending, out=out) is out
-        check(cupy.asnumpy(out), expected, descending)
-        assert bitonic.sort(x, descending=descending, inplace=True) is x
-        check(cupy.asnumpy(x), expected, descending)
+    sort_three_ways(dtype, descending, cupy.asarray, cupy.asnumpy, cupy.empty_like, cupy.ndarray)
 
 
 SPIN = r"""extern "C" __global__ void spin(long long cycles) {
