@@ -139,8 +139,13 @@ class TorchTensor(Adapter):
         return self.x.data_ptr()
 
     def stream(self):
-        handle = _module("torch").cuda.current_stream(self.device).cuda_stream
-        return handle  # 0: the legacy default stream, which the C++ API takes as nullptr
+        # 0: the legacy default stream, which the C++ API takes as nullptr. torch's raw getter
+        # (what Triton calls) costs a fraction of current_stream(), which builds a Stream object.
+        torch = _module("torch")
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return raw(self.device)
+        return torch.cuda.current_stream(self.device).cuda_stream
 
     def copy(self):
         torch = _module("torch")

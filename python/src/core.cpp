@@ -46,14 +46,20 @@ class device_scope {
  public:
   explicit device_scope(int device) {
     BITONIC_CUDA_CHECK(cudaGetDevice(&previous_));
-    if (device >= 0 && device != previous_) BITONIC_CUDA_CHECK(cudaSetDevice(device));
+    if (device >= 0 && device != previous_) {
+      BITONIC_CUDA_CHECK(cudaSetDevice(device));
+      switched_ = true;
+    }
   }
-  ~device_scope() { cudaSetDevice(previous_); }
+  ~device_scope() {
+    if (switched_) cudaSetDevice(previous_);
+  }
   device_scope(const device_scope&) = delete;
   device_scope& operator=(const device_scope&) = delete;
 
  private:
   int previous_ = 0;
+  bool switched_ = false;
 };
 
 cudaStream_t as_stream(std::uintptr_t handle) {

@@ -144,6 +144,7 @@ def test_torch_non_default_stream(torch):
     torch.cuda.synchronize()
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
+        assert bitonic._arrays.TorchTensor(x).stream() == stream.cuda_stream
         torch.cuda._sleep(200_000_000)  # ~0.1 s of spinning on `stream` only
         x.copy_(src)  # on `stream` after the spin: a sort on another stream would race it
         start = time.perf_counter()
