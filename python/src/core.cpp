@@ -1,0 +1,220 @@
+// bitonic._core — the Python package's extension: the public API (bitonic.hpp) on raw pointers,
+// and the little DLPack and CUDA glue that pure Python cannot do. Which array a pointer belongs
+// to, its stream, dtype and shape checks live in the Python layer (python/bitonic/_arrays.py);
+// here every call is one C++ call with the GIL released.
+#include <cuda_runtime_api.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+// The key types by the codes the Python layer uses (bitonic._arrays.DTYPES keeps the same order).
+enum class key_type : int { i32, u32, i64, u64, f32, f64 };
+
+template <class F>
+void with_key_type(int code, F&& f) {
+  switch (static_cast<key_type>(code)) {
+    case key_type::i32:
+      return f(std::int32_t{});
+    case key_type::u32:
+      return f(std::uint32_t{});
+    case key_type::i64:
+      return f(std::int64_t{});
+    case key_type::u64:
+      return f(std::uint64_t{});
+    case key_type::f32:
+      return f(float{});
+    case key_type::f64:
+      return f(double{});
+  }
+  throw bitonic::error("bitonic: unknown key type code " + std::to_string(code));
+}
+
+// Makes `device` current for the scope of a call and restores the caller's device after it, as
+// torch.cuda.device() does: an array on device 1 sorts there whatever device is current.
+class device_scope {
+ public:
+  explicit device_scope(int device) {
+    BITONIC_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (device >= 0 && device != previous_) {
+      BITONIC_CUDA_CHECK(cudaSetDevice(device));
+      switched_ = true;
+    }
+  }
+  ~device_scope() {
+    if (switched_) cudaSetDevice(previous_);
+  }
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+cudaStream_t as_stream(std::uintptr_t handle) {
+  return reinterpret_cast<cudaStream_t>(handle);
+}
+
+bitonic::options make_options(bool descending, std::uintptr_t stream, std::uintptr_t workspace,
+                              std::size_t workspace_bytes) {
+  bitonic::options opt;
+  opt.direction = descending ? bitonic::order::descending : bitonic::order::ascending;
+  opt.stream = as_stream(stream);
+  opt.workspace = reinterpret_cast<void*>(workspace);
+  opt.workspace_bytes = workspace_bytes;
+  return opt;
+}
+
+// Sorts `rows` rows of `n` keys each, back to back from `data`, on the device: one call a row
+// (the segmented sort of issue 21 will make it one), all on `stream`, sharing the workspace.
+void sort_device(std::uintptr_t data, std::size_t rows, std::size_t n, int code, bool descending,
+                 std::uintptr_t stream, std::uintptr_t workspace, std::size_t workspace_bytes,
+                 int device) {
+  device_scope scope(device);
+  const bitonic::options opt = make_options(descending, stream, workspace, workspace_bytes);
+  with_key_type(code, [&](auto key) {
+    using Key = decltype(key);
+    auto* keys = reinterpret_cast<Key*>(data);
+    for (std::size_t row = 0; row < rows; ++row)
+      bitonic::sort(keys + row * n, n, opt);
+  });
+}
+
+// Host memory: sort_host, synchronous (the GPU when there is one, the CPU otherwise).
+void sort_host(std::uintptr_t data, std::size_t rows, std::size_t n, int code, bool descending) {
+  const bitonic::options opt = make_options(descending, 0, 0, 0);
+  with_key_type(code, [&](auto key) {
+    using Key = decltype(key);
+    auto* keys = reinterpret_cast<Key*>(data);
+    for (std::size_t row = 0; row < rows; ++row)
+      bitonic::sort_host(keys + row * n, n, opt);
+  });
+}
+
+std::size_t workspace_bytes(std::size_t n, int code, int device) {
+  device_scope scope(device);
+  std::size_t bytes = 0;
+  with_key_type(code, [&](auto key) { bytes = bitonic::workspace_bytes<decltype(key)>(n); });
+  return bytes;
+}
+
+// Orders `consumer` after the work enqueued so far on `producer` (CUDA Array Interface's
+// "stream" of the data's producer): an event, no host wait.
+void stream_wait(std::uintptr_t consumer, std::uintptr_t producer, int device) {
+  if (consumer == producer) return;
+  device_scope scope(device);
+  cudaEvent_t event = nullptr;
+  BITONIC_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  cudaError_t status = cudaEventRecord(event, as_stream(producer));
+  if (status == cudaSuccess) status = cudaStreamWaitEvent(as_stream(consumer), event, 0);
+  cudaEventDestroy(event);  // released once the wait has been enqueued
+  bitonic::check_cuda(status, "cudaEventRecord/cudaStreamWaitEvent");
+}
+
+void stream_synchronize(std::uintptr_t stream, int device) {
+  device_scope scope(device);
+  BITONIC_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+}
+
+// DLPack (https://dmlc.github.io/dlpack/latest/c_api.html): the ABI-stable structs, both the
+// legacy capsule ("dltensor") and the versioned one ("dltensor_versioned").
+struct dl_device {
+  std::int32_t device_type;
+  std::int32_t device_id;
+};
+struct dl_data_type {
+  std::uint8_t code;
+  std::uint8_t bits;
+  std::uint16_t lanes;
+};
+struct dl_tensor {
+  void* data;
+  dl_device device;
+  std::int32_t ndim;
+  dl_data_type dtype;
+  std::int64_t* shape;
+  std::int64_t* strides;
+  std::uint64_t byte_offset;
+};
+struct dl_managed_tensor {
+  dl_tensor tensor;
+  void* manager_ctx;
+  void (*deleter)(dl_managed_tensor*);
+};
+struct dl_managed_tensor_versioned {
+  std::uint32_t major, minor;
+  void* manager_ctx;
+  void (*deleter)(dl_managed_tensor_versioned*);
+  std::uint64_t flags;
+  dl_tensor tensor;
+};
+constexpr std::uint64_t dl_flag_read_only = 1;
+
+// What a DLPack capsule describes, without consuming it: the capsule keeps ownership, and its
+// producer's destructor releases the tensor when the capsule dies (keep it alive while the data
+// is used). Returns (data + byte_offset, device_type, device_id, shape, strides or None,
+// (type code, bits, lanes), read_only).
+nb::tuple dlpack_info(nb::handle capsule) {
+  PyObject* object = capsule.ptr();
+  const dl_tensor* tensor = nullptr;
+  bool read_only = false;
+  if (PyCapsule_IsValid(object, "dltensor")) {
+    tensor = &static_cast<dl_managed_tensor*>(PyCapsule_GetPointer(object, "dltensor"))->tensor;
+  } else if (PyCapsule_IsValid(object, "dltensor_versioned")) {
+    auto* managed = static_cast<dl_managed_tensor_versioned*>(
+        PyCapsule_GetPointer(object, "dltensor_versioned"));
+    if (managed->major != 1) throw nb::value_error("bitonic: DLPack major version is not 1");
+    tensor = &managed->tensor;
+    read_only = (managed->flags & dl_flag_read_only) != 0;
+  } else {
+    throw nb::type_error("bitonic: not a live DLPack capsule (already consumed?)");
+  }
+  nb::list shape, strides;
+  for (int i = 0; i < tensor->ndim; ++i) {
+    shape.append(tensor->shape[i]);
+    if (tensor->strides != nullptr) strides.append(tensor->strides[i]);
+  }
+  nb::object strides_or_none =
+      tensor->strides != nullptr ? nb::object(nb::tuple(strides)) : nb::none();
+  const auto data = reinterpret_cast<std::uintptr_t>(tensor->data) + tensor->byte_offset;
+  return nb::make_tuple(
+      data, tensor->device.device_type, tensor->device.device_id, nb::tuple(shape), strides_or_none,
+      nb::make_tuple(tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes), read_only);
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "bitonic's C++ API on raw pointers; use the functions of the bitonic package instead";
+  nb::exception<bitonic::error>(m, "Error", PyExc_RuntimeError);
+
+  using nb::arg;
+  const auto no_gil = nb::call_guard<nb::gil_scoped_release>();
+  m.def("sort_device", &sort_device, arg("data"), arg("rows"), arg("n"), arg("key_type"),
+        arg("descending"), arg("stream"), arg("workspace"), arg("workspace_bytes"), arg("device"),
+        no_gil);
+  m.def("sort_host", &sort_host, arg("data"), arg("rows"), arg("n"), arg("key_type"),
+        arg("descending"), no_gil);
+  m.def("workspace_bytes", &workspace_bytes, arg("n"), arg("key_type"), arg("device"), no_gil);
+  m.def("stream_wait", &stream_wait, arg("consumer"), arg("producer"), arg("device"), no_gil);
+  m.def("stream_synchronize", &stream_synchronize, arg("stream"), arg("device"), no_gil);
+  m.def("dlpack_info", &dlpack_info, arg("capsule"));
+  m.def("gpu_available", &bitonic::gpu_available);
+  m.def("release_cached_memory", &bitonic::release_cached_memory, no_gil);
+  m.def("cached_memory_bytes", &bitonic::cached_memory_bytes);
+  m.def("device_count", [] {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+  });
+}
