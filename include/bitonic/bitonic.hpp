@@ -235,15 +235,19 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #define BITONIC_DECLARE_INDEX(Key, Index)                                                    \
   extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&); \
   extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);
-#define BITONIC_DECLARE_RECORDS(Key)        \
-  BITONIC_DECLARE_PAIR(Key, std::int32_t)   \
-  BITONIC_DECLARE_PAIR(Key, std::uint32_t)  \
-  BITONIC_DECLARE_PAIR(Key, std::int64_t)   \
-  BITONIC_DECLARE_PAIR(Key, std::uint64_t)  \
-  BITONIC_DECLARE_PAIR(Key, float)          \
-  BITONIC_DECLARE_PAIR(Key, double)         \
-  BITONIC_DECLARE_INDEX(Key, std::uint32_t) \
-  BITONIC_DECLARE_INDEX(Key, std::uint64_t)
+//! PAIR(Key, Value) for every value type sort_pairs takes, then INDEX(Key, Index) for every
+//! index type argsort writes: the record entry points precompiled for one key type.
+#define BITONIC_FOR_EACH_RECORD(PAIR, INDEX, Key) \
+  PAIR(Key, std::int32_t)                         \
+  PAIR(Key, std::uint32_t)                        \
+  PAIR(Key, std::int64_t)                         \
+  PAIR(Key, std::uint64_t)                        \
+  PAIR(Key, float)                                \
+  PAIR(Key, double)                               \
+  INDEX(Key, std::uint32_t)                       \
+  INDEX(Key, std::uint64_t)
+#define BITONIC_DECLARE_RECORDS(Key) \
+  BITONIC_FOR_EACH_RECORD(BITONIC_DECLARE_PAIR, BITONIC_DECLARE_INDEX, Key)
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_RECORDS)
 #undef BITONIC_DECLARE_RECORDS
 #undef BITONIC_DECLARE_INDEX

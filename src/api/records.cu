@@ -287,15 +287,8 @@ std::size_t argsort_workspace_bytes(std::size_t n, const options& opt) {
 #define BITONIC_INSTANTIATE_INDEX(Key, Index)                                         \
   template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&); \
   template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);
-#define BITONIC_INSTANTIATE_RECORDS(Key)        \
-  BITONIC_INSTANTIATE_PAIR(Key, std::int32_t)   \
-  BITONIC_INSTANTIATE_PAIR(Key, std::uint32_t)  \
-  BITONIC_INSTANTIATE_PAIR(Key, std::int64_t)   \
-  BITONIC_INSTANTIATE_PAIR(Key, std::uint64_t)  \
-  BITONIC_INSTANTIATE_PAIR(Key, float)          \
-  BITONIC_INSTANTIATE_PAIR(Key, double)         \
-  BITONIC_INSTANTIATE_INDEX(Key, std::uint32_t) \
-  BITONIC_INSTANTIATE_INDEX(Key, std::uint64_t)
+#define BITONIC_INSTANTIATE_RECORDS(Key) \
+  BITONIC_FOR_EACH_RECORD(BITONIC_INSTANTIATE_PAIR, BITONIC_INSTANTIATE_INDEX, Key)
 BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_RECORDS)
 
 }  // namespace bitonic
