@@ -62,7 +62,11 @@ def torch_dtype(torch, name):
 def test_torch(torch, dtype, descending):
     def also_torch_sort(x, expected):
         if dtype in ("int32", "int64", "float32", "float64"):  # torch.sort's types everywhere
-            check(torch.sort(x, descending=descending).values.cpu().numpy(), expected, descending)
+            # Without the NaNs: torch.sort on CUDA puts NaNs with the sign bit set first.
+            keep = ~torch.isnan(x) if x.is_floating_point() else torch.ones_like(x, dtype=bool)
+            values = torch.sort(x[keep], descending=descending).values.cpu().numpy()
+            check(values, expected[~np.isnan(expected)] if expected.dtype.kind == "f" else expected,
+                  descending)
 
     sort_three_ways(dtype, descending, lambda h: torch.from_numpy(h).cuda(),
                     lambda a: a.cpu().numpy(), torch.empty_like, torch.Tensor, also_torch_sort)
@@ -116,7 +120,7 @@ def test_torch_rows_and_errors(torch):
         bitonic.sort(x, dim=0, inplace=True)
     with pytest.raises(NotImplementedError, match="issue 20"):
         bitonic.sort(x, stable=True, inplace=True)
-    assert torch.equal(x, before)
+    assert torch.equal(x.view(torch.int32), before.view(torch.int32))  # bit for bit: NaNs too
     g = x.clone().requires_grad_(True)
     assert not bitonic.sort(g).requires_grad  # no autograd: a plain result
 
