@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
 #include "args.hpp"
 #include "bench/algorithms.hpp"
 #include "bitonic/bitonic.hpp"
@@ -174,6 +176,13 @@ int check_stdout(int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Output up to this size waits for the final flush, which then reports a failed write with its
+  // reason; a smaller buffer (4 KiB for /dev/full) fails inside an earlier write, whose errno is
+  // gone by the time check_stdout looks. Commands that print progress (bench) flush themselves. A
+  // terminal keeps its line buffering.
+  static char stdout_buffer[1 << 16];
+  if (isatty(fileno(stdout)) == 0)
+    std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
   const std::vector<std::string_view> args(argv + 1, argv + argc);
   return check_stdout(run(args));
 }
