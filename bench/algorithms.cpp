@@ -35,6 +35,7 @@ const std::vector<algorithm_id>& record_catalogue() {
   static const std::vector<algorithm_id> all = {
       {"automatic", algorithm_kind::variant, bitonic::algorithm::automatic},
       {"automatic_workspace", algorithm_kind::variant, bitonic::algorithm::automatic, true},
+      {"automatic_stable", algorithm_kind::variant, bitonic::algorithm::automatic, false, true},
       {"cub_radix", algorithm_kind::gpu_peer},
       {"cub_merge", algorithm_kind::gpu_peer},
       {"thrust", algorithm_kind::gpu_peer},

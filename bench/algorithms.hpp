@@ -38,6 +38,8 @@ struct algorithm_id {
   //! sorts get their temporary storage; otherwise it is the default call (scratch, where needed,
   //! from the library's own pool).
   bool workspace = false;
+  //! For kind == variant in the records mode: options.stable (sort_pairs keeps equal keys' order).
+  bool stable = false;
 
   friend bool operator==(const algorithm_id&, const algorithm_id&) = default;
 };
@@ -53,9 +55,10 @@ std::span<const algorithm_id> variants();
 std::optional<algorithm_id> find_algorithm(std::string_view name);
 
 //! The rows of the records mode (bench --values): automatic is the library's sort_pairs or argsort
-//! as a user calls it, automatic_workspace the same on a workspace allocated once, then the GPU
-//! peers (cub_radix, cub_merge and thrust, whose sort_by_key without a comparator takes Thrust's
-//! radix path) and std_sort, a stable sort of the records on the host.
+//! as a user calls it, automatic_workspace the same on a workspace allocated once,
+//! automatic_stable the default call with options.stable (argsort is stable either way), then the
+//! GPU peers (cub_radix, cub_merge and thrust, whose sort_by_key without a comparator takes
+//! Thrust's radix path) and std_sort, a stable sort of the records on the host.
 std::span<const algorithm_id> record_algorithms();
 
 //! The records-mode row called `name`, if any.

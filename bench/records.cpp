@@ -14,19 +14,21 @@ namespace {
 template <class Key, class Value>
 class bitonic_record_sorter final : public gpu_record_sorter<Key, Value> {
  public:
-  bitonic_record_sorter(bool argsort, bool workspace) : argsort_(argsort), workspace_(workspace) {}
+  bitonic_record_sorter(bool argsort, bool workspace, bool stable)
+      : argsort_(argsort), workspace_(workspace), stable_(stable) {}
 
   void reserve(std::size_t n) override {
     if (!workspace_) return;
-    workspace_memory_.reserve(argsort_ ? bitonic::argsort_workspace_bytes<Key, Value>(n)
-                                       : bitonic::pairs_workspace_bytes<Key, Value>(n));
+    const bitonic::options opt{.stable = stable_};
+    workspace_memory_.reserve(argsort_ ? bitonic::argsort_workspace_bytes<Key, Value>(n, opt)
+                                       : bitonic::pairs_workspace_bytes<Key, Value>(n, opt));
   }
 
   bool reads_values() const override { return !argsort_; }
 
   sorted_records<Key, Value> sort(Key* d_keys, Value* d_values, std::size_t n,
                                   cudaStream_t stream) override {
-    bitonic::options opt{.stream = stream};
+    bitonic::options opt{.stream = stream, .stable = stable_};
     if (workspace_) {
       opt.workspace = workspace_memory_.get();
       opt.workspace_bytes = workspace_memory_.size();
@@ -40,7 +42,7 @@ class bitonic_record_sorter final : public gpu_record_sorter<Key, Value> {
   }
 
  private:
-  bool argsort_, workspace_;
+  bool argsort_, workspace_, stable_;
   device_buffer<std::byte> workspace_memory_;  // grows to the largest workspace asked
 };
 
@@ -48,15 +50,17 @@ class bitonic_record_sorter final : public gpu_record_sorter<Key, Value> {
 
 template <class Key, class Value>
 std::unique_ptr<gpu_record_sorter<Key, Value>> make_bitonic_record_sorter(bool argsort,
-                                                                          bool workspace) {
-  return std::make_unique<bitonic_record_sorter<Key, Value>>(argsort, workspace);
+                                                                          bool workspace,
+                                                                          bool stable) {
+  return std::make_unique<bitonic_record_sorter<Key, Value>>(argsort, workspace, stable);
 }
 
 template <class Key, class Value>
 std::unique_ptr<gpu_record_sorter<Key, Value>> make_gpu_record_sorter(const algorithm_id& algo,
                                                                       value_mode mode) {
   if (algo.kind == algorithm_kind::variant) {
-    return make_bitonic_record_sorter<Key, Value>(mode == value_mode::argsort, algo.workspace);
+    return make_bitonic_record_sorter<Key, Value>(mode == value_mode::argsort, algo.workspace,
+                                                  algo.stable);
   }
   if (algo.name == "cub_radix") return make_cub_radix_pairs_sorter<Key, Value>();
   if (algo.name == "cub_merge") return make_cub_merge_pairs_sorter<Key, Value>();
@@ -221,7 +225,7 @@ std::optional<record_mismatch> first_record_mismatch(record_measurement<Key, Val
 
 #define INSTANTIATE_RECORDS(Key, Value)                                                           \
   template std::unique_ptr<gpu_record_sorter<Key, Value>> make_bitonic_record_sorter<Key, Value>( \
-      bool, bool);                                                                                \
+      bool, bool, bool);                                                                          \
   template std::unique_ptr<gpu_record_sorter<Key, Value>> make_gpu_record_sorter<Key, Value>(     \
       const algorithm_id&, value_mode);                                                           \
   template void std_sort_records<Key, Value>(Key*, Value*, std::size_t);                          \

@@ -49,10 +49,12 @@ class gpu_record_sorter {
 };
 
 //! bitonic::sort_pairs, or with `argsort` bitonic::argsort writing Value indices (Value must then
-//! be uint32_t or uint64_t); with `workspace`, on a workspace that reserve() allocates.
+//! be uint32_t or uint64_t); with `workspace`, on a workspace that reserve() allocates; with
+//! `stable`, options.stable.
 template <class Key, class Value>
 std::unique_ptr<gpu_record_sorter<Key, Value>> make_bitonic_record_sorter(bool argsort,
-                                                                          bool workspace);
+                                                                          bool workspace,
+                                                                          bool stable);
 template <class Key, class Value>
 std::unique_ptr<gpu_record_sorter<Key, Value>> make_cub_radix_pairs_sorter();
 template <class Key, class Value>

@@ -50,7 +50,8 @@ struct options {
   //! Equal keys keep their input order. Keys-only sorts of integers are the same either way; for
   //! float and double keys, whose equal keys can differ in bits (-0.0 and +0.0, NaN payloads), a
   //! stable sort runs as an argsort and a gather (sort_pairs' cost, about twice a key sort's).
-  //! sort_pairs and argsort are always stable. sort_host does not take it yet (bitonic::error).
+  //! sort_pairs follows it too; argsort is always stable. sort_host does not take it yet for
+  //! float keys (bitonic::error).
   bool stable = false;
 };
 
@@ -116,17 +117,21 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 
 //! Sorts `n` (key, value) pairs in device memory by key, in place: d_keys[i] and d_values[i] are
 //! one record, and both arrays end in the sorted order of the keys (the order and NaN rules of
-//! `sort`). Stable whatever opt.stable says: records with equal keys keep their input order.
-//! Values are moved as bits; any 4- or 8-byte trivially copyable value type is one of the
-//! precompiled ones reinterpreted (e.g. a struct of two floats as uint64_t).
+//! `sort`). Not stable by default: records with equivalent keys end in some order of theirs;
+//! with opt.stable they keep their input order. Values are moved as bits; any 4- or 8-byte
+//! trivially copyable value type is one of the precompiled ones reinterpreted (e.g. a struct of
+//! two floats as uint64_t).
 //!
-//! How: an argsort (see below), then the keys and values gathered in that order. Asynchronous on
-//! opt.stream like `sort`. Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch
-//! (about 8 + 2 * (sizeof(Key) + sizeof(Value)) bytes a pair, plus the 8-byte sort's), from
-//! opt.workspace or else the library's pool, as for `sort`.
+//! How: 4-byte keys with 4-byte values, not stable: each record becomes one 64-bit word (the
+//! key's order word high, the value low), sorted with the 8-byte network and split again.
+//! Otherwise an argsort (see below) and the values, and keys that the words cannot give back
+//! (stable float keys, 8-byte keys), gathered in that order. Asynchronous on opt.stream like
+//! `sort`. Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch (8 bytes a pair,
+//! plus copies of what is gathered, plus the 8-byte sort's), from opt.workspace or else the
+//! library's pool, as for `sort`.
 //!
 //! Preconditions: as for `sort`, for both arrays, which must not overlap; n <= 2^32.
-//! Complexity: one 8-byte key sort of n words (two for 8-byte keys) plus O(n) gathers.
+//! Complexity: one 8-byte key sort of n words (two for 8-byte keys) plus O(n) passes.
 //! Throws bitonic::error (data untouched) as `sort` does, and when the arrays overlap or n > 2^32.
 template <class Key, class Value>
 void sort_pairs(Key* d_keys, Value* d_values, std::size_t n, const options& opt = {});

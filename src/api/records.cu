@@ -1,7 +1,7 @@
-// argsort, sort_pairs and the stable key sort: a stable argsort by the 8-byte key sort of position
-// words (kernels/records.cuh), then gathers. The word sort is the precompiled sort<uint64_t>, so
-// records add only a few small kernels (per key type for the words, per element size for the
-// gathers) and no copy of the network's kernels.
+// argsort, sort_pairs and the stable key sort: the 8-byte key sort of record words
+// (kernels/records.cuh), then gathers or an unpack. The word sort is the precompiled
+// sort<uint64_t>, so records add only a few small kernels (per key type for the words, per element
+// size for the gathers) and no copy of the network's kernels.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -88,6 +88,32 @@ record_layout layout_for(std::size_t n, std::size_t key_bytes, std::size_t copy_
   return l;
 }
 
+//! How a record sort of Key runs (see kernels/records.cuh).
+struct record_plan {
+  bool by_class;         //!< class words: equivalent keys keep their input order
+  bool keys_from_words;  //!< 4-byte keys decode from the sorted words: no copy to gather from
+  bool values_in_words;  //!< 4-byte values ride in the words' low halves: no positions, no gather
+};
+
+//! The plan for keys of Key with values of value_bytes (0: none). 8-byte keys take two sorts by
+//! halves, which the positions of the first sort must join: class words, keys gathered.
+template <class Key>
+record_plan plan_records(std::size_t value_bytes, bool stable) {
+  record_plan p{};
+  p.by_class = stable || sizeof(Key) == 8;
+  p.keys_from_words = sizeof(Key) == 4 && (!p.by_class || !std::is_floating_point_v<Key>);
+  p.values_in_words = sizeof(Key) == 4 && value_bytes == 4 && !p.by_class;
+  return p;
+}
+
+//! The layout of a sort of n >= 2 keys of Key, with values of value_bytes (0: none).
+template <class Key>
+record_layout records_layout(std::size_t n, std::size_t value_bytes, const options& opt) {
+  const record_plan p = plan_records<Key>(value_bytes, opt.stable);
+  return layout_for(n, sizeof(Key), p.keys_from_words ? 0 : sizeof(Key),
+                    p.values_in_words ? 0 : value_bytes, opt);
+}
+
 //! A record sort's scratch: the caller's workspace (checked against `apart`) or the library's
 //! pool. Throws when neither has l.bytes.
 std::byte* record_scratch(const record_layout& l, const options& opt,
@@ -129,30 +155,34 @@ struct record_buffers {
 template <class Key, class... Gathered>
 void load_record_kernels(cudaStream_t stream) {
   const kernels::load_only_scope loading;
-  records::launch_position_words<Key>(nullptr, nullptr, nullptr, 0, records::half::whole, false,
-                                      stream);
-  records::launch_positions<std::uint32_t>(nullptr, nullptr, nullptr, 0, stream);
+  records::launch_record_words<Key>(nullptr, nullptr, nullptr, nullptr, 0, {}, stream);
+  if constexpr (sizeof(Key) == 4) {
+    records::launch_unpack<Key>(nullptr, nullptr, nullptr, 0, false, stream);
+  } else {
+    records::launch_positions<std::uint32_t>(nullptr, nullptr, nullptr, 0, stream);
+  }
   (records::launch_gather<Gathered>(nullptr, nullptr, nullptr, nullptr, 0, stream), ...);
 }
 
-//! Sorts the position words of keys[0, n) so that their low halves, read through the returned
-//! array (null: directly), are the stable sorted order of the keys in opt.direction.
+//! Sorts the record words of keys[0, n) (class words when by_class) with low[i] (null: i) beside
+//! each, so that their low halves, read through the returned array (null: directly), follow the
+//! keys' sorted order in opt.direction, stable among equal words. 8-byte keys take no `low`.
 template <class Key>
-const std::uint32_t* sort_positions(const Key* keys, std::size_t n, record_buffers& b,
-                                    const options& opt) {
+const std::uint32_t* sort_words(const Key* keys, const std::uint32_t* low, std::size_t n,
+                                bool by_class, record_buffers& b, const options& opt) {
   const bool descending = opt.direction == order::descending;
   if constexpr (sizeof(Key) == 4) {
-    records::launch_position_words(keys, nullptr, b.words, n, records::half::whole, descending,
-                                   opt.stream);
+    records::launch_record_words(keys, nullptr, low, b.words, n,
+                                 {by_class, descending, records::half::whole}, opt.stream);
     bitonic::sort(b.words, n, b.sort);
     return nullptr;
   } else {
-    records::launch_position_words(keys, nullptr, b.words, n, records::half::low, descending,
-                                   opt.stream);
+    records::launch_record_words(keys, nullptr, nullptr, b.words, n,
+                                 {true, descending, records::half::low}, opt.stream);
     bitonic::sort(b.words, n, b.sort);
     records::launch_positions<std::uint32_t>(b.words, nullptr, b.first_order, n, opt.stream);
-    records::launch_position_words(keys, b.first_order, b.words, n, records::half::high, descending,
-                                   opt.stream);
+    records::launch_record_words(keys, b.first_order, nullptr, b.words, n,
+                                 {true, descending, records::half::high}, opt.stream);
     bitonic::sort(b.words, n, b.sort);
     return b.first_order;
   }
@@ -163,26 +193,43 @@ void copy_on_device(void* to, const void* from, std::size_t bytes, cudaStream_t 
   BITONIC_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
 }
 
-//! sort_pairs with keys and values as bits (Value: the value's size only).
+//! Sorts d_keys and, unless it is null, d_values with them (values as bits of their size):
+//! sort_pairs and the stable key sort.
 template <class Key, class Value>
-void sort_pairs_bits(Key* d_keys, Value* d_values, std::size_t n, const options& opt,
-                     const char* caller) {
+void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& opt,
+                  const char* caller, const char* sizing) {
   using key_bits = bits_t<sizeof(Key)>;
   load_record_kernels<Key, key_bits, Value>(opt.stream);
-  const record_layout l = layout_for(n, sizeof(Key), sizeof(Key), sizeof(Value), opt);
+  const std::size_t value_bytes = d_values != nullptr ? sizeof(Value) : 0;
+  const record_plan p = plan_records<Key>(value_bytes, opt.stable);
+  const record_layout l = records_layout<Key>(n, value_bytes, opt);
   runtime::stream_buffer<std::byte> owned;
   record_buffers b(record_scratch(l, opt,
                                   {{d_keys, n * sizeof(Key), "the keys"},
-                                   {d_values, n * sizeof(Value), "the values"}},
-                                  owned, caller, "bitonic::pairs_workspace_bytes"),
+                                   {d_values, n * value_bytes, "the values"}},
+                                  owned, caller, sizing),
                    l, opt);
-  copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
-  copy_on_device(b.values_copy, d_values, n * sizeof(Value), opt.stream);
-  const std::uint32_t* through = sort_positions(d_keys, n, b, opt);
-  records::launch_gather(b.words, through, reinterpret_cast<const key_bits*>(b.keys_copy),
-                         reinterpret_cast<key_bits*>(d_keys), n, opt.stream);
-  records::launch_gather(b.words, through, reinterpret_cast<const Value*>(b.values_copy), d_values,
-                         n, opt.stream);
+  if (!p.keys_from_words) copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
+  if (!p.values_in_words) copy_on_device(b.values_copy, d_values, n * value_bytes, opt.stream);
+  const std::uint32_t* low = nullptr;
+  if constexpr (sizeof(Value) == 4) low = p.values_in_words ? d_values : nullptr;
+  const std::uint32_t* through = sort_words(d_keys, low, n, p.by_class, b, opt);
+  if constexpr (sizeof(Key) == 4) {
+    if (p.keys_from_words) {
+      std::uint32_t* values_out = nullptr;
+      if constexpr (sizeof(Value) == 4) values_out = p.values_in_words ? d_values : nullptr;
+      records::launch_unpack(b.words, d_keys, values_out, n, opt.direction == order::descending,
+                             opt.stream);
+    }
+  }
+  if (!p.keys_from_words) {
+    records::launch_gather(b.words, through, reinterpret_cast<const key_bits*>(b.keys_copy),
+                           reinterpret_cast<key_bits*>(d_keys), n, opt.stream);
+  }
+  if (value_bytes != 0 && !p.values_in_words) {
+    records::launch_gather(b.words, through, reinterpret_cast<const Value*>(b.values_copy),
+                           d_values, n, opt.stream);
+  }
 }
 
 }  // namespace
@@ -190,24 +237,19 @@ void sort_pairs_bits(Key* d_keys, Value* d_values, std::size_t n, const options&
 template <class Key>
 void stable_sort_keys(Key* d_keys, std::size_t n, const options& opt) {
   constexpr const char* caller = "bitonic::sort";
-  using key_bits = bits_t<sizeof(Key)>;
   require_positions(n, caller);
-  load_record_kernels<Key, key_bits>(opt.stream);
-  const record_layout l = layout_for(n, sizeof(Key), sizeof(Key), 0, opt);
-  runtime::stream_buffer<std::byte> owned;
-  record_buffers b(record_scratch(l, opt, {{d_keys, n * sizeof(Key), "the keys"}}, owned, caller,
-                                  "bitonic::workspace_bytes"),
-                   l, opt);
-  copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
-  const std::uint32_t* through = sort_positions(d_keys, n, b, opt);
-  records::launch_gather(b.words, through, reinterpret_cast<const key_bits*>(b.keys_copy),
-                         reinterpret_cast<key_bits*>(d_keys), n, opt.stream);
+  options stable = opt;
+  stable.stable = true;
+  sort_records(d_keys, static_cast<std::uint32_t*>(nullptr), n, stable, caller,
+               "bitonic::workspace_bytes");
 }
 
 template <class Key>
 std::size_t stable_sort_workspace_bytes(std::size_t n, const options& opt) {
   require_positions(n, "bitonic::workspace_bytes");
-  return layout_for(n, sizeof(Key), sizeof(Key), 0, opt).bytes;
+  options stable = opt;
+  stable.stable = true;
+  return records_layout<Key>(n, 0, stable).bytes;
 }
 
 template void stable_sort_keys<float>(float*, std::size_t, const options&);
@@ -229,7 +271,8 @@ void sort_pairs(Key* d_keys, Value* d_values, std::size_t n, const options& opt)
   api::require_positions(n, caller);
   if (n < 2) return;
   using value_bits = api::bits_t<sizeof(Value)>;
-  api::sort_pairs_bits(d_keys, reinterpret_cast<value_bits*>(d_values), n, opt, caller);
+  api::sort_records(d_keys, reinterpret_cast<value_bits*>(d_values), n, opt, caller,
+                    "bitonic::pairs_workspace_bytes");
 }
 
 template <class Key, class Value>
@@ -239,7 +282,7 @@ std::size_t pairs_workspace_bytes(std::size_t n, const options& opt) {
   api::require_positions(n, caller);
   if (n < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
-  return api::layout_for(n, sizeof(Key), sizeof(Key), sizeof(Value), opt).bytes;
+  return api::records_layout<Key>(n, sizeof(Value), opt).bytes;
 }
 
 template <class Key, class Index>
@@ -267,7 +310,7 @@ void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& 
                                              {d_indices, n * sizeof(Index), "the indices"}},
                                             owned, caller, "bitonic::argsort_workspace_bytes"),
                         l, opt);
-  const std::uint32_t* through = api::sort_positions(d_keys, n, b, opt);
+  const std::uint32_t* through = api::sort_words(d_keys, nullptr, n, true, b, opt);
   kernels::records::launch_positions(b.words, through, d_indices, n, opt.stream);
 }
 

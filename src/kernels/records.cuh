@@ -1,8 +1,11 @@
 // Records: the small kernels around the 8-byte key sort that make it an argsort, and through it
-// sort_pairs and stable sorts. A key's class word (key_order.hpp: one word per class of equivalent
-// keys, complemented when descending) goes in the high half of a 64-bit word and the key's
-// position in the low half; sorting those words ascending orders the keys and, among equivalent
-// keys, their positions: a stable argsort from an unstable network, at the price of 8 bytes a key.
+// sort_pairs and stable sorts. A key's word goes in the high half of a 64-bit word and its
+// position in the low half; sorting those words ascending orders the keys and, among equal words,
+// their positions: a stable argsort from an unstable network, at the price of 8 bytes a key. The
+// word is the key's class word (key_order.hpp: one per class of equivalent keys) when equivalent
+// keys must keep their order, else its unsigned_word, from which the key decodes bit for bit; for
+// an unstable sort of 4-byte keys with 4-byte values the value takes the position's place, and
+// the sorted words are the records themselves. Words are complemented when descending.
 // 8-byte keys do not fit beside a position, so they take two sorts, least significant half first:
 // the second sort's positions are those of the first's output, which keeps the first's order among
 // equal high halves. After the sort the low halves are the permutation; gathers through it move
@@ -24,24 +27,49 @@ using network::index_t;
 //! Threads of a block of every kernel here (grid-stride loops, one element a thread a round).
 inline constexpr unsigned block_threads = 256;
 
-//! Which half of an 8-byte key's class word a sort orders by.
+//! Which half of an 8-byte key's word a sort orders by.
 enum class half { whole, low, high };
 
-//! words[i] = class word of keys[from[i]] (from: null for i) or its half, complemented when
-//! `descending`, in the high 32 bits; i in the low 32 bits.
+//! How the high half of a record word is made from a key (see the top of this file).
+struct word_spec {
+  bool by_class = true;     //!< class_word (equivalent keys equal), else unsigned_word
+  bool descending = false;  //!< complemented
+  half part = half::whole;
+};
+
+//! words[i] = word of keys[from[i]] (from: null for i) or its half, as `spec` says, in the high 32
+//! bits; low[i] (low: null for i) in the low 32 bits.
 template <class Key>
 __global__ void __launch_bounds__(block_threads)
-    position_words_kernel(const Key* keys, const std::uint32_t* from, std::uint64_t* words,
-                          index_t n, half part, bool descending) {
+    record_words_kernel(const Key* keys, const std::uint32_t* from, const std::uint32_t* low,
+                        std::uint64_t* words, index_t n, word_spec spec) {
   for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
        i += index_t{gridDim.x} * block_threads) {
-    auto w = class_word(keys[from != nullptr ? from[i] : i]);
-    if (descending) w = ~w;
+    const Key k = keys[from != nullptr ? from[i] : i];
+    auto w = spec.by_class ? class_word(k) : unsigned_word(k);
+    if (spec.descending) w = ~w;
     std::uint32_t digit = std::uint32_t(w);
     if constexpr (sizeof(w) == 8) {
-      if (part == half::high) digit = std::uint32_t(w >> 32);
+      if (spec.part == half::high) digit = std::uint32_t(w >> 32);
     }
-    words[i] = (std::uint64_t{digit} << 32) | std::uint32_t(i);
+    words[i] = (std::uint64_t{digit} << 32) | (low != nullptr ? low[i] : std::uint32_t(i));
+  }
+}
+
+//! keys[i] = the 4-byte key whose unsigned_word (complemented when `descending`) is the high half
+//! of words[i]; low[i] = its low half unless low is null.
+template <class Key>
+__global__ void __launch_bounds__(block_threads)
+    unpack_kernel(const std::uint64_t* words, Key* keys, std::uint32_t* low, index_t n,
+                  bool descending) {
+  static_assert(sizeof(Key) == 4, "only 4-byte keys fit a record word whole");
+  for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
+       i += index_t{gridDim.x} * block_threads) {
+    const std::uint64_t word = words[i];
+    std::uint32_t w = std::uint32_t(word >> 32);
+    if (descending) w = ~w;
+    keys[i] = from_unsigned_word<Key>(w);
+    if (low != nullptr) low[i] = std::uint32_t(word);
   }
 }
 
@@ -74,12 +102,20 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-//! Enqueues position_words_kernel on `stream` (only loads it under a load_only_scope).
+//! Enqueues record_words_kernel on `stream` (only loads it under a load_only_scope).
 template <class Key>
-void launch_position_words(const Key* keys, const std::uint32_t* from, std::uint64_t* words,
-                           index_t n, half part, bool descending, cudaStream_t stream) {
-  launch_plain(position_words_kernel<Key>, grid_blocks(n, block_threads), block_threads, stream,
-               "records position_words_kernel launch", keys, from, words, n, part, descending);
+void launch_record_words(const Key* keys, const std::uint32_t* from, const std::uint32_t* low,
+                         std::uint64_t* words, index_t n, word_spec spec, cudaStream_t stream) {
+  launch_plain(record_words_kernel<Key>, grid_blocks(n, block_threads), block_threads, stream,
+               "records record_words_kernel launch", keys, from, low, words, n, spec);
+}
+
+//! Enqueues unpack_kernel on `stream` (only loads it under a load_only_scope).
+template <class Key>
+void launch_unpack(const std::uint64_t* words, Key* keys, std::uint32_t* low, index_t n,
+                   bool descending, cudaStream_t stream) {
+  launch_plain(unpack_kernel<Key>, grid_blocks(n, block_threads), block_threads, stream,
+               "records unpack_kernel launch", words, keys, low, n, descending);
 }
 
 //! Enqueues positions_kernel on `stream` (only loads it under a load_only_scope).

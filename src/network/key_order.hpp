@@ -62,6 +62,33 @@ template <>
 struct ordered_word<double> : detail::float_word<double, std::uint64_t, 0x000f'ffff'ffff'ffffull> {
 };
 
+//! ordered_word as an unsigned integer (int32's word has its sign bit flipped): a bijection whose
+//! `<` refines the keys' ascending order, so that records can carry a key in the high half of a
+//! 64-bit word and decode it back bit for bit (from_unsigned_word).
+template <class Key>
+BITONIC_HOST_DEVICE std::make_unsigned_t<typename ordered_word<Key>::type> unsigned_word(Key k) {
+  using W = typename ordered_word<Key>::type;
+  using U = std::make_unsigned_t<W>;
+  const U word = U(ordered_word<Key>::encode(k));
+  if constexpr (std::is_signed_v<W>) {
+    return word ^ (U{1} << (sizeof(U) * 8 - 1));
+  } else {
+    return word;
+  }
+}
+
+//! The key whose unsigned_word is w.
+template <class Key>
+BITONIC_HOST_DEVICE Key
+from_unsigned_word(std::make_unsigned_t<typename ordered_word<Key>::type> w) {
+  using W = typename ordered_word<Key>::type;
+  if constexpr (std::is_signed_v<W>) {
+    return ordered_word<Key>::decode(W(w ^ (decltype(w){1} << (sizeof(w) * 8 - 1))));
+  } else {
+    return ordered_word<Key>::decode(W(w));
+  }
+}
+
 //! One unsigned word per class of equivalent keys, whose `<` is the keys' ascending order: -0.0
 //! takes +0.0's word and every NaN the positive quiet NaN's, so that equal words mean equivalent
 //! keys, and int32's word has its sign bit flipped. Record sorts compare these (or their halves)
@@ -69,19 +96,13 @@ struct ordered_word<double> : detail::float_word<double, std::uint64_t, 0x000f'f
 //! order -0.0 before +0.0 and NaNs by their bits.
 template <class Key>
 BITONIC_HOST_DEVICE std::make_unsigned_t<typename ordered_word<Key>::type> class_word(Key k) {
-  using U = std::make_unsigned_t<typename ordered_word<Key>::type>;
   if constexpr (std::is_floating_point_v<Key>) {
     using W = typename ordered_word<Key>::type;
     constexpr W quiet_nan = sizeof(W) == 4 ? W(0x7fc0'0000u) : W(0x7ff8'0000'0000'0000ull);
     if (k != k) std::memcpy(&k, &quiet_nan, sizeof k);
     if (k == Key(0)) k = Key(0);
   }
-  const U word = U(ordered_word<Key>::encode(k));
-  if constexpr (std::is_signed_v<typename ordered_word<Key>::type>) {
-    return word ^ (U{1} << (sizeof(U) * 8 - 1));
-  } else {
-    return word;
-  }
+  return unsigned_word(k);
 }
 
 //! The word of a value read from memory that holds either keys of type Key or their words

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -100,6 +101,10 @@ TYPED_TEST(KeyOrder, OrderedWordsRefineTheKeyOrderAndRoundTrip) {
     const bits wa = word::encode(a);
     const Key back = word::decode(wa);
     EXPECT_EQ(std::memcmp(&back, &a, sizeof a), 0) << "round trip of bits " << pa;
+    // Records carry a key's unsigned word beside a value and decode the key from it.
+    EXPECT_EQ(unsigned_word(a), wa) << "float words are unsigned already";
+    const Key from_record = from_unsigned_word<Key>(unsigned_word(a));
+    EXPECT_EQ(std::memcmp(&from_record, &a, sizeof a), 0) << "record round trip of " << pa;
     for (const bits pb : patterns) {
       Key b;
       std::memcpy(&b, &pb, sizeof b);
@@ -132,6 +137,43 @@ TYPED_TEST(KeyOrder, ClassWordsAreEqualExactlyForEquivalentKeys) {
           << "bits " << pa << " vs " << pb;
     }
   }
+}
+
+//! Integers from the boundaries of Int and random ones (fixed seed 2611), in increasing order.
+template <class Int>
+std::vector<Int> ascending_integers() {
+  std::vector<Int> keys = {std::numeric_limits<Int>::min(),
+                           Int(std::numeric_limits<Int>::min() + 1),
+                           Int(0),
+                           Int(1),
+                           Int(std::numeric_limits<Int>::max() - 1),
+                           std::numeric_limits<Int>::max()};
+  if constexpr (std::is_signed_v<Int>) keys.insert(keys.end(), {Int(-2), Int(-1)});
+  std::mt19937_64 rng(2611);
+  for (int i = 0; i < 100; ++i)
+    keys.push_back(static_cast<Int>(rng()));
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+template <class Int>
+void expect_unsigned_words_of_integers() {
+  const std::vector<Int> keys = ascending_integers<Int>();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    static_assert(std::is_unsigned_v<decltype(unsigned_word(keys[i]))>);
+    EXPECT_EQ(from_unsigned_word<Int>(unsigned_word(keys[i])), keys[i]);
+    EXPECT_EQ(unsigned_word(keys[i]), class_word(keys[i])) << "integers: one key a class";
+    if (i > 0) {
+      EXPECT_EQ(keys[i - 1] < keys[i], unsigned_word(keys[i - 1]) < unsigned_word(keys[i]));
+    }
+  }
+}
+
+TEST(KeyOrderIntegers, UnsignedWordsRoundTripAndKeepTheOrder) {
+  expect_unsigned_words_of_integers<std::int32_t>();
+  expect_unsigned_words_of_integers<std::uint32_t>();
+  expect_unsigned_words_of_integers<std::int64_t>();
+  expect_unsigned_words_of_integers<std::uint64_t>();
 }
 
 // Integer class words are unsigned and keep the order across the sign (int32's word is itself,

@@ -1,8 +1,10 @@
 // Record sorts against std::stable_sort: argsort (both index types), sort_pairs (4- and 8-byte
-// values), and sort with options.stable. All of them are stable, so each has exactly one right
+// values, stable and not), and sort with options.stable. Stable results have exactly one right
 // answer, compared bit for bit: the indices, and keys and values gathered by them (-0.0 and +0.0,
-// NaNs of every sign and payload keep their input order). Sizes around the word sort's regimes,
-// every distribution, both orders, every key type; then workspaces, streams and bad arguments.
+// NaNs of every sign and payload keep their input order). Unstable pairs are checked as a
+// permutation: the keys in order, every value once, each beside its own key's bits. Sizes around
+// the word sort's regimes, every distribution, both orders, every key type; then workspaces,
+// streams and bad arguments.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bitonic/bitonic.hpp"
@@ -72,20 +75,70 @@ std::vector<std::size_t> record_sizes() {
   return sizes;
 }
 
-//! Values that tell every record apart, of 4 or 8 bytes.
+//! i -> i * multiplier is a bijection modulo 2^32 and 2^64 (odd), so values made from it tell
+//! every record apart and say where they came from.
+constexpr std::uint64_t value_multiplier = 0x9e37'79b9'7f4a'7c15ull;
+
+template <class Value>
+using value_bits = std::conditional_t<sizeof(Value) == 4, std::uint32_t, std::uint64_t>;
+
+//! The value of record i, of 4 or 8 bytes.
+template <class Value>
+Value value_of(std::size_t i) {
+  using Bits = value_bits<Value>;
+  const Bits bits = Bits(Bits(i) * Bits(value_multiplier)) ^ Bits(0x5555u);
+  Value v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+//! The record whose value is v: value_of's inverse.
+template <class Value>
+std::uint64_t record_of(Value v) {
+  using Bits = value_bits<Value>;
+  Bits bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  Bits inverse = Bits(value_multiplier);  // Newton: each round doubles the bits that are right
+  for (int round = 0; round < 6; ++round)
+    inverse = Bits(inverse * Bits(Bits(2) - Bits(Bits(value_multiplier) * inverse)));
+  return Bits((bits ^ Bits(0x5555u)) * inverse);
+}
+
 template <class Value>
 std::vector<Value> distinct_values(std::size_t n) {
   std::vector<Value> values(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t bits = (std::uint64_t{i} * 0x9e37'79b9'7f4a'7c15ull) ^ 0x5555u;
-    if constexpr (sizeof(Value) == 4) {
-      const std::uint32_t low = std::uint32_t(bits ^ (bits >> 32));
-      std::memcpy(&values[i], &low, 4);
-    } else {
-      std::memcpy(&values[i], &bits, 8);
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = value_of<Value>(i);
   return values;
+}
+
+//! Success when (keys, values) is an unstable sort of (input, distinct_values) in `direction`:
+//! the keys in order and every record there once, its key's bits beside its value.
+template <class Key, class Value>
+::testing::AssertionResult sorted_records(const std::vector<Key>& keys,
+                                          const std::vector<Value>& values,
+                                          const std::vector<Key>& input, order direction) {
+  const std::size_t n = input.size();
+  if (keys.size() != n || values.size() != n) {
+    return ::testing::AssertionFailure() << "sizes " << keys.size() << ", " << values.size();
+  }
+  std::vector<bool> seen(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t from = record_of(values[i]);
+    if (from >= n || seen[from]) {
+      return ::testing::AssertionFailure() << "value at " << i << " is no record's or a repeat";
+    }
+    seen[from] = true;
+    if (std::memcmp(&keys[i], &input[from], sizeof(Key)) != 0) {
+      return ::testing::AssertionFailure()
+             << "key at " << i << " is " << +keys[i] << ", its value's key is " << +input[from];
+    }
+    const bool out_of_order =
+        i > 0 && (direction == order::ascending ? ascending_less{}(keys[i], keys[i - 1])
+                                                : descending_less{}(keys[i], keys[i - 1]));
+    if (out_of_order) return ::testing::AssertionFailure() << "keys out of order at " << i;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 std::string describe(std::string_view key, std::size_t n, distribution d, std::uint64_t seed,
@@ -126,20 +179,24 @@ TYPED_TEST(Records, ArgsortIsTheStableOrder) {
 }
 
 template <class Key, class Value>
-void check_pairs(std::size_t n, distribution d, order direction) {
+void check_pairs(std::size_t n, distribution d, order direction, bool stable) {
   const std::uint64_t seed = test::case_seed(n, d);
   const std::vector<Key> input = tools::generate<Key>(n, d, seed);
   const std::vector<Value> values = distinct_values<Value>(n);
-  SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction) +
-               " value_bytes=" + std::to_string(sizeof(Value)));
+  SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction) + " value_bytes=" +
+               std::to_string(sizeof(Value)) + " stable=" + std::to_string(stable));
   device_array<Key> keys(n);
   device_array<Value> vals(n);
   keys.upload(input);
   vals.upload(values);
-  sort_pairs(keys.get(), vals.get(), n, {.direction = direction});
-  const std::vector<std::uint64_t> order = stable_order(input, direction);
-  ASSERT_TRUE(same_bits(keys.download(), gathered(input, order))) << "keys";
-  ASSERT_TRUE(same_bits(vals.download(), gathered(values, order))) << "values";
+  sort_pairs(keys.get(), vals.get(), n, {.direction = direction, .stable = stable});
+  if (stable) {
+    const std::vector<std::uint64_t> order = stable_order(input, direction);
+    ASSERT_TRUE(same_bits(keys.download(), gathered(input, order))) << "keys";
+    ASSERT_TRUE(same_bits(vals.download(), gathered(values, order))) << "values";
+  } else {
+    ASSERT_TRUE(sorted_records(keys.download(), vals.download(), input, direction));
+  }
 }
 
 TYPED_TEST(Records, SortPairsMovesValuesWithTheirKeys) {
@@ -147,9 +204,10 @@ TYPED_TEST(Records, SortPairsMovesValuesWithTheirKeys) {
   for (const std::size_t n : record_sizes()) {
     for (const distribution d : tools::all_distributions) {
       for (const order direction : test::all_orders) {
-        check_pairs<Key, std::uint32_t>(n, d, direction);
-        if (::testing::Test::HasFatalFailure()) return;
-        if (n % 2 == 1 || n < 40) check_pairs<Key, double>(n, d, direction);
+        check_pairs<Key, std::uint32_t>(n, d, direction, false);
+        if (n % 2 == 0 || n < 40) check_pairs<Key, std::uint32_t>(n, d, direction, true);
+        if (n % 2 == 1 || n < 40) check_pairs<Key, double>(n, d, direction, false);
+        if (n % 3 == 0 || n < 40) check_pairs<Key, double>(n, d, direction, true);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
@@ -217,9 +275,13 @@ void check_equivalent_bits() {
       device_array<std::uint32_t> values(n);
       keys.upload(input);
       values.upload(distinct_values<std::uint32_t>(n));
-      sort_pairs(keys.get(), values.get(), n, {.direction = direction});
+      sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = true});
       ASSERT_TRUE(same_bits(keys.download(), gathered(input, want)));
       ASSERT_TRUE(same_bits(values.download(), gathered(distinct_values<std::uint32_t>(n), want)));
+      keys.upload(input);
+      values.upload(distinct_values<std::uint32_t>(n));
+      sort_pairs(keys.get(), values.get(), n, {.direction = direction});
+      ASSERT_TRUE(sorted_records(keys.download(), values.download(), input, direction));
       keys.upload(input);
       sort(keys.get(), n, {.direction = direction, .stable = true});
       ASSERT_TRUE(same_bits(keys.download(), gathered(input, want)));
@@ -255,7 +317,7 @@ TEST(RecordsWorkspace, ExactWorkspaceOnAStreamAllocatesNothingElse) {
       tools::generate<float>(n, distribution::nan, test::case_seed(n, distribution::nan));
   const std::vector<std::uint64_t> values = distinct_values<std::uint64_t>(n);
   const cuda_stream stream;
-  const options base{.direction = order::descending, .stream = stream.get()};
+  const options base{.direction = order::descending, .stream = stream.get(), .stable = true};
   const std::size_t bytes = pairs_workspace_bytes<float, std::uint64_t>(n, base);
   ASSERT_GT(bytes, n * (8 + 4 + 8));
   device_buffer<std::byte> workspace(bytes);
@@ -285,6 +347,29 @@ TEST(RecordsWorkspace, ExactWorkspaceOnAStreamAllocatesNothingElse) {
   EXPECT_TRUE(throws_error([&] { sort_pairs(keys.get(), vals.get(), n, opt); },
                            {std::to_string(bytes), "pairs_workspace_bytes"}));
   EXPECT_TRUE(same_bits(keys.download(stream.get()), input)) << "keys changed by a refused call";
+}
+
+TEST(RecordsWorkspace, UnstablePairsOfFourBytesSortTheRecordsThemselves) {
+  const std::size_t n = (std::size_t{1} << 22) + 5;
+  const std::vector<std::int32_t> input =
+      tools::generate<std::int32_t>(n, distribution::few, test::case_seed(n, distribution::few));
+  const options base{.direction = order::descending};
+  const std::size_t bytes = pairs_workspace_bytes<std::int32_t, std::uint32_t>(n, base);
+  const std::size_t stable_bytes =
+      pairs_workspace_bytes<std::int32_t, std::uint32_t>(n, {.stable = true});
+  EXPECT_LT(bytes, stable_bytes) << "no copy of the values to gather from";
+  device_buffer<std::byte> workspace(bytes);
+  options opt = base;
+  opt.workspace = workspace.get();
+  opt.workspace_bytes = bytes;
+  device_array<std::int32_t> keys(n);
+  device_array<std::uint32_t> vals(n);
+  keys.upload(input);
+  vals.upload(distinct_values<std::uint32_t>(n));
+  const std::size_t cached_before = cached_memory_bytes();
+  sort_pairs(keys.get(), vals.get(), n, opt);
+  EXPECT_TRUE(sorted_records(keys.download(), vals.download(), input, order::descending));
+  EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
 }
 
 TEST(RecordsErrors, BadArgumentsLeaveTheDataAlone) {

@@ -73,19 +73,20 @@ TEST(Sanitize, HostSortOutOfCore) {
   expect_out_of_core_host_sort<float>(200000);
 }
 
-//! The record kernels (position words, both halves of 8-byte keys, gathers) under sort_pairs,
-//! argsort and the stable sort: keys come out as std::sort's, and the values with them.
-template <class Key>
+//! The record kernels (record words, both halves of 8-byte keys, unpacks, gathers) under
+//! sort_pairs (stable and not; 4-byte values ride in the words), argsort and the stable sort:
+//! keys come out as std::sort's, and the values with them.
+template <class Key, class Value>
 void expect_small_record_sorts() {
   const std::size_t n = 20000;
   const std::uint64_t seed = test::case_seed(n, tools::distribution::few);
   const std::vector<Key> input = tools::generate<Key>(n, tools::distribution::few, seed);
   test::device_array<Key> keys(n);
-  test::device_array<std::uint64_t> values(n);
+  test::device_array<Value> values(n);
   test::device_array<std::uint32_t> indices(n);
-  std::vector<std::uint64_t> positions(n);
+  std::vector<Value> positions(n);
   for (std::size_t i = 0; i < n; ++i)
-    positions[i] = i;
+    positions[i] = Value(i);
   for (const order direction : test::all_orders) {
     const std::vector<Key> expected = tools::reference_sort(input, direction);
     const std::string what = test::describe_case<Key>(n, tools::distribution::few, seed, direction,
@@ -97,14 +98,20 @@ void expect_small_record_sorts() {
     for (std::size_t i = 0; i < n; ++i)
       by_index[i] = input[order_found[i]];
     EXPECT_TRUE(test::matches_reference(by_index, expected)) << what << " argsort";
-    values.upload(positions);
-    sort_pairs(keys.get(), values.get(), n, {direction});
-    const std::vector<Key> sorted = keys.download();
-    EXPECT_TRUE(test::matches_reference(sorted, expected)) << what << " sort_pairs";
-    const std::vector<std::uint64_t> moved = values.download();
-    for (std::size_t i = 0; i < n; ++i)
-      by_index[i] = input[moved[i]];
-    EXPECT_TRUE(test::matches_reference(by_index, expected)) << what << " sort_pairs values";
+    for (const bool stable : {false, true}) {
+      keys.upload(input);
+      values.upload(positions);
+      sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = stable});
+      const std::vector<Key> sorted = keys.download();
+      EXPECT_TRUE(test::matches_reference(sorted, expected)) << what << " sort_pairs " << stable;
+      const std::vector<Value> moved = values.download();
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_LT(std::size_t(moved[i]), n) << what << " sort_pairs value at " << i;
+        by_index[i] = input[std::size_t(moved[i])];
+      }
+      EXPECT_TRUE(test::matches_reference(by_index, expected))
+          << what << " sort_pairs values " << stable;
+    }
     EXPECT_TRUE(test::matches_reference(
         test::sort_on_device(keys, input, {.direction = direction, .stable = true}), expected))
         << what << " stable";
@@ -112,8 +119,9 @@ void expect_small_record_sorts() {
 }
 
 TEST(Sanitize, Records) {
-  expect_small_record_sorts<float>();
-  expect_small_record_sorts<std::int64_t>();
+  expect_small_record_sorts<float, std::uint32_t>();
+  expect_small_record_sorts<std::int32_t, std::uint64_t>();
+  expect_small_record_sorts<std::int64_t, std::uint64_t>();
 }
 
 TEST(Sanitize, Automatic) {
