@@ -1,7 +1,10 @@
 // bitonic — GPU sorting with bitonic sorting networks.
 //
 // Plain C++ header: usable from .cpp files compiled by any C++20 compiler. The sort entry points
-// are precompiled for int32_t, uint32_t, int64_t, uint64_t, float and double keys.
+// are precompiled for int32_t, uint32_t, int64_t, uint64_t, float and double keys, and the
+// keys-only ones (sort, workspace_bytes, sort_on_cpu, sort_host) also for int8_t, uint8_t, int16_t,
+// uint16_t,
+// __half and __nv_bfloat16 (include <cuda_fp16.h> / <cuda_bf16.h> for those two).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,6 +13,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string_view>
+
+#include "bitonic/order.hpp"
 
 namespace bitonic {
 
@@ -216,6 +221,49 @@ std::size_t memory_passes(algorithm algo, std::size_t n, std::size_t key_bytes);
 //! The algorithm that `automatic` selects for `n` keys of `key_bytes` bytes each: optimized (on a
 //! device whose blocks cannot opt in to its 64 KiB tiles, such as sm_75, sort uses shared_tiles).
 algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
+
+//! 1- and 2-byte keys: int8_t, uint8_t, int16_t, uint16_t, __half and __nv_bfloat16 (CUDA's
+//! half and bfloat16, in the total order of float: NaNs last when ascending and first when
+//! descending, -0.0 equal to +0.0; order.hpp's ascending_less orders them). For these the
+//! keys-only entry points are precompiled (sort, workspace_bytes, sort_on_cpu, sort_host, with the
+//! contracts above); sort_pairs and argsort are not.
+//!
+//! How: the network does not run on them. Each key is widened to a 32-bit word whose unsigned `<`
+//! refines the key order (its bits zero-extended: integers with the sign bit flipped, half and
+//! bfloat16 mapped as float is), the words are sorted by sort<std::uint32_t> (in opt.direction)
+//! and narrowed back, bit for bit. So sort and sort_on_cpu give the same bits for the same input.
+//! With opt.stable, __half and __nv_bfloat16 keys (whose equivalent keys can differ in bits) go as
+//! 64-bit words of their class, position and bits through sort<std::uint64_t> instead (at most
+//! 2^32 keys); integer keys are the same either way.
+//! Memory: sort needs workspace_bytes<Key>(n, opt) bytes of scratch for n >= 2 even where 4-byte
+//! keys sort in place: 4 bytes a key for the words (stable half/bfloat16: 8) plus the word sort's
+//! own workspace and alignment slack, from opt.workspace (too small: bitonic::error naming the
+//! bytes, keys untouched) or else the library's pool, as for `sort` (no pool memory:
+//! bitonic::error, keys untouched). sort_on_cpu allocates the words (4 bytes a key) on the host.
+//! sort_host uploads the keys whole and sorts them with sort when the keys plus that scratch fit
+//! the device memory it may use (opt.max_device_bytes, else what is free), and otherwise, or
+//! without a GPU, sorts them with sort_on_cpu; it has no out-of-core path for these keys.
+//! Complexity: one sort of n 4-byte words (stable half/bfloat16: 8-byte words) plus two O(n)
+//! passes. Not stable (equivalent keys may be reordered) unless opt.stable.
+#define BITONIC_FOR_EACH_SMALL_KEY(X) \
+  X(std::int8_t)                      \
+  X(std::uint8_t)                     \
+  X(std::int16_t)                     \
+  X(std::uint16_t)                    \
+  X(__half)                           \
+  X(__nv_bfloat16)
+
+#define BITONIC_DECLARE_SMALL_KEY(Key)                           \
+  template <>                                                    \
+  void sort<Key>(Key*, std::size_t, const options&);             \
+  template <>                                                    \
+  std::size_t workspace_bytes<Key>(std::size_t, const options&); \
+  template <>                                                    \
+  void sort_on_cpu<Key>(Key*, std::size_t, const options&);      \
+  template <>                                                    \
+  void sort_host<Key>(Key*, std::size_t, const options&);
+BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
+#undef BITONIC_DECLARE_SMALL_KEY
 
 //! X(Key) for every key type the library is precompiled for.
 #define BITONIC_FOR_EACH_KEY(X) \

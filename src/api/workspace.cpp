@@ -26,8 +26,7 @@ std::byte* caller_workspace(const options& opt, std::size_t needed,
       throw error(std::string(caller) + ": options.workspace overlaps " + r.name);
     }
   }
-  return reinterpret_cast<std::byte*>((begin + workspace_alignment - 1) &
-                                      ~(workspace_alignment - 1));
+  return reinterpret_cast<std::byte*>(align_up(begin));
 }
 
 bool allocate_scratch(runtime::stream_buffer<std::byte>& owned, std::size_t bytes,
@@ -40,6 +39,19 @@ bool allocate_scratch(runtime::stream_buffer<std::byte>& owned, std::size_t byte
   if (pool == nullptr) return false;
   runtime::trim_library_pool();  // what the pool keeps may be in smaller pieces: give it back
   return owned.try_allocate(bytes, stream, what, pool);
+}
+
+std::byte* workspace_or_pool(const options& opt, std::size_t needed,
+                             std::initializer_list<device_range> apart,
+                             runtime::stream_buffer<std::byte>& owned, const char* caller,
+                             const char* sizing) {
+  if (has_workspace(opt)) return caller_workspace(opt, needed, apart, caller, sizing);
+  const std::string what = std::string(caller) + ": scratch cudaMallocFromPoolAsync";
+  if (!allocate_scratch(owned, needed, opt.stream, what.c_str())) {
+    throw error(std::string(caller) + ": out of device memory for a scratch buffer of " +
+                std::to_string(needed) + " bytes");
+  }
+  return reinterpret_cast<std::byte*>(align_up(reinterpret_cast<std::uintptr_t>(owned.get())));
 }
 
 }  // namespace bitonic::api

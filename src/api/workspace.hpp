@@ -16,6 +16,12 @@ namespace bitonic::api {
 //! a call asks for that much more than it uses.
 inline constexpr std::size_t workspace_alignment = 256;
 
+//! `bytes` rounded up to a multiple of workspace_alignment: where the next part of a scratch
+//! buffer laid out in parts begins.
+constexpr std::size_t align_up(std::size_t bytes) {
+  return (bytes + workspace_alignment - 1) & ~(workspace_alignment - 1);
+}
+
 //! A range of the caller's device memory that the workspace must not overlap.
 struct device_range {
   const void* begin = nullptr;
@@ -41,5 +47,15 @@ std::byte* caller_workspace(const options& opt, std::size_t needed,
 //! false, nothing allocated, when the device lacks the memory; throws on other CUDA errors.
 bool allocate_scratch(runtime::stream_buffer<std::byte>& owned, std::size_t bytes,
                       cudaStream_t stream, const char* what);
+
+//! `needed` bytes of scratch (alignment slack included) for a call that has no fallback without
+//! it: the caller's workspace, checked as caller_workspace does, or else an allocation from the
+//! library's pool held by `owned`. Returns its first address aligned to workspace_alignment.
+//! Throws bitonic::error naming `caller` when the workspace is unfit or the device lacks the
+//! memory (before anything touches the caller's data).
+std::byte* workspace_or_pool(const options& opt, std::size_t needed,
+                             std::initializer_list<device_range> apart,
+                             runtime::stream_buffer<std::byte>& owned, const char* caller,
+                             const char* sizing);
 
 }  // namespace bitonic::api

@@ -1,0 +1,134 @@
+// sort and workspace_bytes for 1- and 2-byte keys: widen each key to its 32-bit word in the
+// scratch (kernels/small_keys.cuh), sort the words with the precompiled sort<std::uint32_t>, narrow
+// them back over the keys. A stable sort of __half or __nv_bfloat16 keys takes 64-bit words (class,
+// position, bits) and sort<std::uint64_t> instead. No copy of the network's kernels for these
+// types.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "api/options.hpp"
+#include "api/workspace.hpp"
+#include "bitonic/bitonic.hpp"
+#include "kernels/small_keys.cuh"
+#include "runtime/device.hpp"
+#include "runtime/stream_buffer.hpp"
+
+namespace bitonic {
+namespace api {
+namespace {
+
+namespace small = kernels::small_keys;
+
+constexpr const char* sizing = "bitonic::workspace_bytes";
+
+//! Whether a sort of Key with opt sorts 64-bit stable words: 2-byte floats with opt.stable
+//! (equivalent keys can differ in bits). Integers are the same stable or not.
+template <class Key>
+bool sorts_stable_words(const options& opt) {
+  return is_half_float_v<Key> && opt.stable;
+}
+
+//! The word sort's options: the caller's algorithm and stream; the caller's direction for 32-bit
+//! words, ascending for stable words (their class is complemented when descending).
+template <class Word>
+options word_options(const options& opt) {
+  options words;
+  words.algo = opt.algo;
+  words.stream = opt.stream;
+  if constexpr (std::is_same_v<Word, std::uint32_t>) words.direction = opt.direction;
+  return words;
+}
+
+//! Where the sort of n >= 2 keys keeps its parts in its scratch, in bytes from its aligned start:
+//! the n words, then the word sort's workspace.
+struct small_layout {
+  std::size_t sort = 0;        //!< the word sort's workspace, sort_bytes of it
+  std::size_t sort_bytes = 0;  //!< 0: the word sort works in place
+  std::size_t bytes = 0;       //!< all of it, with workspace_alignment of slack
+};
+
+template <class Word>
+small_layout layout_for(std::size_t n, const options& opt) {
+  small_layout l;
+  l.sort = align_up(n * sizeof(Word));
+  l.sort_bytes = workspace_bytes<Word>(n, word_options<Word>(opt));
+  l.bytes = l.sort + l.sort_bytes + workspace_alignment;
+  return l;
+}
+
+//! Stable words carry positions of 32 bits.
+void require_stable_positions(std::size_t n, const char* caller) {
+  if (n > (std::size_t{1} << 32)) {
+    throw error(std::string(caller) + ": n = " + std::to_string(n) +
+                " is more than the 2^32 keys a stable sort of __half or __nv_bfloat16 keys takes");
+  }
+}
+
+//! Sorts d_keys[0, n), n >= 2, through words of type Word in the scratch.
+template <class Word, class Key>
+void sort_through_words(Key* d_keys, std::size_t n, const options& opt, const char* caller) {
+  {  // both kernels loaded before the keys can change (the word sort loads its own)
+    const kernels::load_only_scope loading;
+    small::launch_widen<Key, Word>(nullptr, nullptr, 0, false, opt.stream);
+    small::launch_narrow<Key, Word>(nullptr, nullptr, 0, opt.stream);
+  }
+  const small_layout l = layout_for<Word>(n, opt);
+  runtime::stream_buffer<std::byte> owned;
+  std::byte* const base = workspace_or_pool(opt, l.bytes, {{d_keys, n * sizeof(Key), "the keys"}},
+                                            owned, caller, sizing);
+  Word* const words = reinterpret_cast<Word*>(base);
+  options sort = word_options<Word>(opt);
+  if (l.sort_bytes != 0) {
+    sort.workspace = base + l.sort;
+    sort.workspace_bytes = l.sort_bytes;
+  }
+  small::launch_widen(d_keys, words, n, opt.direction == order::descending, opt.stream);
+  bitonic::sort(words, n, sort);
+  small::launch_narrow(words, d_keys, n, opt.stream);
+}
+
+template <class Key>
+void sort_small(Key* d_keys, std::size_t n, const options& opt) {
+  constexpr const char* caller = "bitonic::sort";
+  validate(opt, caller);
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
+  if (sorts_stable_words<Key>(opt)) require_stable_positions(n, caller);
+  if (n < 2) return;
+  if constexpr (is_half_float_v<Key>) {
+    if (opt.stable) return sort_through_words<std::uint64_t>(d_keys, n, opt, caller);
+  }
+  sort_through_words<std::uint32_t>(d_keys, n, opt, caller);
+}
+
+template <class Key>
+std::size_t small_workspace_bytes(std::size_t n, const options& opt) {
+  validate(opt, sizing);
+  if (sorts_stable_words<Key>(opt)) require_stable_positions(n, sizing);
+  if (n < 2) return 0;
+  if (!gpu_available()) throw error(std::string(sizing) + ": no CUDA device");
+  return sorts_stable_words<Key>(opt) ? layout_for<std::uint64_t>(n, opt).bytes
+                                      : layout_for<std::uint32_t>(n, opt).bytes;
+}
+
+}  // namespace
+}  // namespace api
+
+#define BITONIC_SPECIALIZE(Key)                                         \
+  template <>                                                           \
+  void sort<Key>(Key * d_keys, std::size_t n, const options& opt) {     \
+    api::sort_small(d_keys, n, opt);                                    \
+  }                                                                     \
+  template <>                                                           \
+  std::size_t workspace_bytes<Key>(std::size_t n, const options& opt) { \
+    return api::small_workspace_bytes<Key>(n, opt);                     \
+  }
+BITONIC_FOR_EACH_SMALL_KEY(BITONIC_SPECIALIZE)
+#undef BITONIC_SPECIALIZE
+
+}  // namespace bitonic
