@@ -3,6 +3,9 @@
 // library; depends on its public headers only.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -50,6 +53,12 @@ constexpr std::string_view type_name() {
   if constexpr (std::is_same_v<Key, std::uint64_t>) return "u64";
   if constexpr (std::is_same_v<Key, float>) return "f32";
   if constexpr (std::is_same_v<Key, double>) return "f64";
+  if constexpr (std::is_same_v<Key, std::int8_t>) return "i8";
+  if constexpr (std::is_same_v<Key, std::uint8_t>) return "u8";
+  if constexpr (std::is_same_v<Key, std::int16_t>) return "i16";
+  if constexpr (std::is_same_v<Key, std::uint16_t>) return "u16";
+  if constexpr (std::is_same_v<Key, __half>) return "f16";
+  if constexpr (std::is_same_v<Key, __nv_bfloat16>) return "bf16";
 }
 
 //! Calls fn(Key{}) with the key type named `name` ("i32", ...); false if the name is unknown.
@@ -64,18 +73,63 @@ bool with_key_type(std::string_view name, Fn&& fn) {
   return false;
 }
 
+//! The 2-byte float (__half, __nv_bfloat16) with these bits.
+template <class Key>
+Key half_float_of_bits(std::uint16_t bits) {
+  return std::bit_cast<Key>(bits);
+}
+
 //! A uniformly random key over the whole range of the type (floats: finite, both signs, wide
-//! exponent range, including -0.0 and +0.0 now and then).
+//! exponent range, including -0.0 and +0.0 now and then; 2-byte floats: every finite pattern).
 template <class Key>
 Key random_key(std::mt19937_64& rng) {
   if constexpr (std::is_integral_v<Key>) {
     return static_cast<Key>(rng());
+  } else if constexpr (is_half_float_v<Key>) {
+    const std::uint64_t bits = rng();
+    if ((bits & 0xff) == 0) return half_float_of_bits<Key>((bits & 0x100) ? 0x8000 : 0);
+    const std::uint16_t infinity = std::is_same_v<Key, __half> ? 0x7c00 : 0x7f80;
+    std::uint16_t pattern = std::uint16_t(bits >> 16);
+    if ((pattern & infinity) == infinity) pattern &= std::uint16_t(~0x4000);  // finite instead
+    return half_float_of_bits<Key>(pattern);
   } else {
     const std::uint64_t bits = rng();
     if ((bits & 0xff) == 0) return (bits & 0x100) ? Key(-0.0) : Key(0.0);
     const Key magnitude =
         std::ldexp(Key((bits >> 11) & 0xfffff) + Key(0.5), int((bits >> 8) % 61) - 40);
     return (bits >> 63) ? -magnitude : magnitude;
+  }
+}
+
+//! The key of the count i (organ pipes): i itself as far as the type holds it (integers wrap,
+//! 2-byte floats round through float).
+template <class Key>
+Key key_of_count(std::size_t i) {
+  if constexpr (is_half_float_v<Key>) {
+    return Key(float(i));
+  } else {
+    return static_cast<Key>(i);
+  }
+}
+
+//! The awkward values of the nan distribution: NaNs of both signs, infinities, -0.0 and +0.0 for
+//! floating-point keys; min, max and 0 for integers.
+template <class Key>
+std::vector<Key> special_keys() {
+  if constexpr (std::is_floating_point_v<Key>) {
+    using limits = std::numeric_limits<Key>;
+    return {limits::quiet_NaN(), -limits::quiet_NaN(),
+            limits::infinity(),  -limits::infinity(),
+            Key(-0.0),           Key(0.0)};
+  } else if constexpr (is_half_float_v<Key>) {
+    const bool half = std::is_same_v<Key, __half>;
+    const std::uint16_t nan = half ? 0x7e00 : 0x7fc0, infinity = half ? 0x7c00 : 0x7f80;
+    return {half_float_of_bits<Key>(nan),         half_float_of_bits<Key>(nan | 0x8000),
+            half_float_of_bits<Key>(infinity),    half_float_of_bits<Key>(infinity | 0x8000),
+            half_float_of_bits<Key>(0x8000),      half_float_of_bits<Key>(0),
+            half_float_of_bits<Key>(infinity | 1)};  // a NaN with another payload
+  } else {
+    return {std::numeric_limits<Key>::min(), std::numeric_limits<Key>::max(), Key(0)};
   }
 }
 
@@ -99,7 +153,7 @@ std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed) {
       break;
     case distribution::organ:  // ascending first half, descending second half
       for (std::size_t i = 0; i < n; ++i)
-        keys[i] = static_cast<Key>(std::min(i, n - 1 - i));
+        keys[i] = key_of_count<Key>(std::min(i, n - 1 - i));
       break;
     case distribution::equal: {
       const Key value = random_key<Key>(rng);
@@ -114,24 +168,14 @@ std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed) {
         k = values[rng() % 8];
       break;
     }
-    case distribution::nan:
+    case distribution::nan: {
+      const std::vector<Key> specials = special_keys<Key>();
       for (Key& k : keys) {
         const unsigned pick = rng() % 8;
-        if constexpr (std::is_floating_point_v<Key>) {
-          constexpr Key specials[] = {std::numeric_limits<Key>::quiet_NaN(),
-                                      -std::numeric_limits<Key>::quiet_NaN(),
-                                      std::numeric_limits<Key>::infinity(),
-                                      -std::numeric_limits<Key>::infinity(),
-                                      Key(-0.0),
-                                      Key(0.0)};
-          k = pick < 6 ? specials[pick] : random_key<Key>(rng);
-        } else {
-          constexpr Key specials[] = {std::numeric_limits<Key>::min(),
-                                      std::numeric_limits<Key>::max(), Key(0)};
-          k = pick < 3 ? specials[pick] : random_key<Key>(rng);
-        }
+        k = pick < specials.size() ? specials[pick] : random_key<Key>(rng);
       }
       break;
+    }
   }
   return keys;
 }
@@ -170,10 +214,24 @@ std::vector<Key> reference_sort(std::vector<Key> keys, order direction) {
 //! Bits of a key, so that multisets compare exactly (-0.0 vs +0.0, NaN payloads).
 template <class Key>
 auto key_bits(Key k) {
-  if constexpr (sizeof(Key) == 4) {
+  if constexpr (sizeof(Key) == 1) {
+    return std::bit_cast<std::uint8_t>(k);
+  } else if constexpr (sizeof(Key) == 2) {
+    return std::bit_cast<std::uint16_t>(k);
+  } else if constexpr (sizeof(Key) == 4) {
     return std::bit_cast<std::uint32_t>(k);
   } else {
     return std::bit_cast<std::uint64_t>(k);
+  }
+}
+
+//! A key as a stream prints it: 1-byte integers as numbers, 2-byte floats as float.
+template <class Key>
+auto printable(Key k) {
+  if constexpr (is_half_float_v<Key>) {
+    return float(k);
+  } else {
+    return +k;
   }
 }
 

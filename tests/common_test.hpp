@@ -40,9 +40,14 @@ struct key_type_names {
 //! Position of Key in key_types, to spread per-type work (such as random lengths) over the types.
 template <class Key>
 constexpr std::size_t key_type_index() {
-  constexpr std::string_view names[] = {"i32", "u32", "i64", "u64", "f32", "f64"};
+  constexpr std::string_view names[] = {"i32", "u32", "i64", "u64", "f32", "f64",
+                                        "i8",  "u8",  "i16", "u16", "f16", "bf16"};
   return std::find(std::begin(names), std::end(names), tools::type_name<Key>()) - std::begin(names);
 }
+
+//! The 1- and 2-byte key types (BITONIC_FOR_EACH_SMALL_KEY): keys-only sorts through 32-bit words.
+using small_key_types =
+    ::testing::Types<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, __half, __nv_bfloat16>;
 
 inline constexpr algorithm all_algorithms[] = {algorithm::global_step,  algorithm::fused_steps,
                                                algorithm::shared_tiles, algorithm::block_merge,
@@ -156,9 +161,10 @@ template <class Key>
   }
   std::ostringstream out;
   out.precision(17);
-  out << "first mismatch at index " << *at << " of " << result.size() << ": got " << +result[*at]
-      << " (bits 0x" << std::hex << tools::key_bits(result[*at]) << "), expected " << std::dec
-      << +expected[*at] << " (bits 0x" << std::hex << tools::key_bits(expected[*at]) << ")";
+  out << "first mismatch at index " << *at << " of " << result.size() << ": got "
+      << tools::printable(result[*at]) << " (bits 0x" << std::hex << +tools::key_bits(result[*at])
+      << "), expected " << std::dec << tools::printable(expected[*at]) << " (bits 0x" << std::hex
+      << +tools::key_bits(expected[*at]) << ")";
   if (!ascending_less{}(result[*at], expected[*at]) &&
       !ascending_less{}(expected[*at], result[*at])) {
     out << "; the order is right but the keys differ as a multiset (the index counts sorted bit "

@@ -1,6 +1,8 @@
 // Sorts a few keys through the installed library: on the GPU when there is one, in a
 // bitonic::device_buffer (so that the installed cuda_helpers.hpp is proved too), otherwise with
-// the CPU reference executor. Exits non-zero unless the keys come out sorted.
+// the CPU reference executor; and a few __half keys (a 2-byte type, from a file g++ compiles) with
+// sort_host. Exits non-zero unless the keys come out sorted.
+#include <cuda_fp16.h>
 #include <bitonic/bitonic.hpp>
 #include <bitonic/cuda_helpers.hpp>
 
@@ -21,8 +23,11 @@ int main() try {
   } else {
     bitonic::sort_on_cpu(keys.data(), keys.size());
   }
-  const bool ok =
-      std::is_sorted(keys.begin(), keys.end()) && keys.front() == -1 && keys.back() == 9;
+  std::vector<__half> halves = {__half(2.5f), __half(-1.0f), __half(0.0f), __half(-3.0f)};
+  bitonic::sort_host(halves.data(), halves.size(), {.direction = bitonic::order::descending});
+  const bool ok = std::is_sorted(keys.begin(), keys.end()) && keys.front() == -1 &&
+                  keys.back() == 9 && float(halves.front()) == 2.5f &&
+                  float(halves.back()) == -3.0f;
   std::printf("consumer: %s\n", ok ? "sorted" : "NOT SORTED");
   return ok ? 0 : 1;
 } catch (const std::exception& e) {  // bitonic::error: a CUDA call failed

@@ -1,0 +1,269 @@
+// 1- and 2-byte keys on a GPU (int8, uint8, int16, uint16, __half, __nv_bfloat16): sort and
+// sort_host against sort_on_cpu bit for bit and std::sort, every algorithm, distribution and order
+// at lengths around powers of two, lengths past one L2 block, stable sorts of 2-byte floats
+// against std::stable_sort, the exact workspace and one byte less, the CPU fallback of sort_host.
+// Seeds: test::case_seed(n, distribution), printed with every failure.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "common_test.hpp"
+#include "device_memory.hpp"
+
+namespace bitonic {
+namespace {
+
+using test::device_array;
+using test::matches_reference;
+using tools::distribution;
+
+//! Success when a and b hold the same keys bit for bit at every position.
+template <class Key>
+::testing::AssertionResult same_bits(const std::vector<Key>& a, const std::vector<Key>& b) {
+  if (a.size() != b.size()) {
+    return ::testing::AssertionFailure() << a.size() << " keys against " << b.size();
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (tools::key_bits(a[i]) != tools::key_bits(b[i])) {
+      return ::testing::AssertionFailure()
+             << "bits differ at " << i << " of " << a.size() << ": 0x" << std::hex
+             << +tools::key_bits(a[i]) << " against 0x" << +tools::key_bits(b[i]);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+//! sort_on_cpu's result for `input`: what the device must give bit for bit.
+template <class Key>
+std::vector<Key> cpu_result(std::vector<Key> keys, const options& opt) {
+  sort_on_cpu(keys.data(), keys.size(), opt);
+  return keys;
+}
+
+//! std::stable_sort's result in `direction`.
+template <class Key>
+std::vector<Key> stable_reference(std::vector<Key> keys, order direction) {
+  if (direction == order::ascending) {
+    std::stable_sort(keys.begin(), keys.end(), ascending_less{});
+  } else {
+    std::stable_sort(keys.begin(), keys.end(), descending_less{});
+  }
+  return keys;
+}
+
+//! Sorts `input` on the device with opt and checks it against std::sort and, bit for bit,
+//! against `exact`.
+template <class Key>
+void expect_device_sort(device_array<Key>& keys, const std::vector<Key>& input,
+                        const std::vector<Key>& expected, const std::vector<Key>& exact,
+                        const options& opt, const std::string& label) {
+  const std::vector<Key> result = test::sort_on_device(keys, input, opt);
+  EXPECT_TRUE(matches_reference(result, expected)) << label;
+  EXPECT_TRUE(same_bits(result, exact)) << label << " (against sort_on_cpu)";
+}
+
+template <class Key>
+class SmallKeysGpu : public ::testing::Test {};
+TYPED_TEST_SUITE(SmallKeysGpu, test::small_key_types, test::key_type_names);
+
+// Every algorithm (the word sort takes it) up to 2^16 + 1 keys, automatic beyond; on a stream
+// of its own.
+TYPED_TEST(SmallKeysGpu, MatchesSortOnCpuBitForBit) {
+  using Key = TypeParam;
+  constexpr std::uint64_t lengths_seed = 20261126;
+  std::vector<std::size_t> lengths = {0,    1,    2,    3,    31,   32,    33,    1023,
+                                      1024, 1025, 8191, 8192, 8193, 65535, 65536, 65537};
+  for (const std::size_t n : test::random_lengths(3, 10, 21, lengths_seed))
+    lengths.push_back(n);
+  const cuda_stream stream;
+  for (const std::size_t n : lengths) {
+    device_array<Key> keys(n);
+    for (const distribution d : tools::all_distributions) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        const std::vector<Key> expected = tools::reference_sort(input, direction);
+        const std::vector<Key> exact = cpu_result(input, {.direction = direction});
+        for (const algorithm algo : test::all_algorithms) {
+          if (n > 65537 && algo != algorithm::automatic) continue;
+          expect_device_sort(keys, input, expected, exact,
+                             {.direction = direction, .algo = algo, .stream = stream.get()},
+                             test::describe_case<Key>(n, d, seed, direction, algo));
+        }
+      }
+    }
+    if (this->HasFailure()) return;  // the first failing length says enough
+  }
+}
+
+// Past one L2 block of 4-byte words (2^22 on an H100) the word sort merges through its own
+// workspace, carved from the small-key sort's scratch.
+TYPED_TEST(SmallKeysGpu, PastTheCacheBlock) {
+  using Key = TypeParam;
+  for (const std::size_t n : {(std::size_t{1} << 22) + 3, (std::size_t{1} << 24) + 5}) {
+    device_array<Key> keys(n);
+    for (const distribution d : {distribution::uniform, distribution::few, distribution::nan}) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        expect_device_sort(keys, input, tools::reference_sort(input, direction),
+                           cpu_result(input, {.direction = direction}), {.direction = direction},
+                           test::describe_case<Key>(n, d, seed, direction, algorithm::automatic));
+      }
+    }
+  }
+}
+
+// Exactly workspace_bytes sorts, allocating nothing from the library's pool (at any alignment);
+// one byte less throws naming both sizes and leaves the keys as they were. Below and past the
+// cache block (where the word sort needs a workspace of its own).
+TYPED_TEST(SmallKeysGpu, ExactWorkspaceSortsOneByteLessThrows) {
+  using Key = TypeParam;
+  for (const std::size_t n : {std::size_t{1000}, (std::size_t{1} << 22) + 3}) {
+    const distribution d = distribution::nan;
+    const std::uint64_t seed = test::case_seed(n, d);
+    const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+    device_array<Key> keys(n);
+    for (const order direction : test::all_orders) {
+      const std::size_t bytes = workspace_bytes<Key>(n, {.direction = direction});
+      ASSERT_GE(bytes, n * sizeof(std::uint32_t)) << "n=" << n;
+      device_buffer<std::byte> workspace(bytes + 1);
+      release_cached_memory();
+      const std::string label =
+          test::describe_case<Key>(n, d, seed, direction, algorithm::automatic) + " workspace of " +
+          std::to_string(bytes) + " bytes";
+      for (const std::size_t offset : {0u, 1u}) {
+        expect_device_sort(keys, input, tools::reference_sort(input, direction),
+                           cpu_result(input, {.direction = direction}),
+                           {.direction = direction,
+                            .workspace = workspace.get() + offset,
+                            .workspace_bytes = bytes},
+                           label + " at offset " + std::to_string(offset));
+        EXPECT_EQ(cached_memory_bytes(), 0u) << label << ": the pool allocated";
+      }
+      keys.upload(input);
+      const options short_one{
+          .direction = direction, .workspace = workspace.get(), .workspace_bytes = bytes - 1};
+      EXPECT_TRUE(test::throws_error([&] { sort(keys.get(), n, short_one); },
+                                     {"workspace_bytes is " + std::to_string(bytes - 1),
+                                      "needs " + std::to_string(bytes) + " bytes"}))
+          << label;
+      EXPECT_TRUE(same_bits(keys.download(), input)) << label << ": keys changed by a failed call";
+    }
+  }
+}
+
+//! sort_host of `input` against sort_on_cpu bit for bit and std::sort.
+template <class Key>
+void expect_host_sort(const std::vector<Key>& input, const options& opt, const std::string& label) {
+  std::vector<Key> keys = input;
+  sort_host(keys.data(), keys.size(), opt);
+  EXPECT_TRUE(matches_reference(keys, tools::reference_sort(input, opt.direction))) << label;
+  EXPECT_TRUE(same_bits(keys, cpu_result(input, opt))) << label << " (against sort_on_cpu)";
+}
+
+// Through the device where the keys and the scratch fit (here: always, and with a budget of
+// exactly that), on the CPU with a budget one byte short.
+TYPED_TEST(SmallKeysGpu, SortHostOnTheDeviceAndOnTheCpu) {
+  using Key = TypeParam;
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000},
+                              (std::size_t{1} << 20) + 3, (std::size_t{1} << 22) + 3}) {
+    const distribution d = distribution::nan;
+    const std::uint64_t seed = test::case_seed(n, d);
+    const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+    for (const order direction : test::all_orders) {
+      const std::string label =
+          test::describe_case<Key>(n, d, seed, direction, algorithm::automatic) + " sort_host";
+      expect_host_sort(input, {.direction = direction}, label);
+      if (n < 2) continue;
+      const std::size_t fits = n * sizeof(Key) + workspace_bytes<Key>(n, {.direction = direction});
+      expect_host_sort(input, {.direction = direction, .max_device_bytes = fits},
+                       label + " max_device_bytes=" + std::to_string(fits));
+      expect_host_sort(input, {.direction = direction, .max_device_bytes = fits - 1},
+                       label + " max_device_bytes=" + std::to_string(fits - 1) + " (the CPU)");
+    }
+  }
+}
+
+template <class Key>
+class SmallKeysGpuStable : public ::testing::Test {};
+using stable_key_types = ::testing::Types<__half, __nv_bfloat16, std::int16_t>;
+TYPED_TEST_SUITE(SmallKeysGpuStable, stable_key_types, test::key_type_names);
+
+// opt.stable: equivalent keys (-0.0 and +0.0, NaN payloads) in input order, bit for bit as
+// std::stable_sort, on the device (its own workspace size: 8-byte words for 2-byte floats) and
+// through sort_host.
+TYPED_TEST(SmallKeysGpuStable, MatchesStdStableSortBitForBit) {
+  using Key = TypeParam;
+  for (const std::size_t n :
+       {std::size_t{2}, std::size_t{1000}, std::size_t{65537}, (std::size_t{1} << 22) + 3}) {
+    device_array<Key> keys(n);
+    for (const distribution d : {distribution::nan, distribution::few, distribution::equal}) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        const std::string label =
+            test::describe_case<Key>(n, d, seed, direction, algorithm::automatic) + " stable";
+        const options opt{.direction = direction, .stable = true};
+        const std::vector<Key> exact = stable_reference(input, direction);
+        expect_device_sort(keys, input, tools::reference_sort(input, direction), exact, opt, label);
+        std::vector<Key> host = input;
+        sort_host(host.data(), n, opt);
+        EXPECT_TRUE(same_bits(host, exact)) << label << " sort_host";
+        if constexpr (is_half_float_v<Key>) {
+          EXPECT_GE(workspace_bytes<Key>(n, opt), n * sizeof(std::uint64_t)) << label;
+        }
+      }
+    }
+  }
+}
+
+TEST(SmallKeysGpuErrors, BadArgumentsThrowBeforeAnyKeyMoves) {
+  std::vector<std::int8_t> host = {3, 1, 2};
+  EXPECT_TRUE(test::throws_error([&] { sort(host.data(), host.size()); }, "bitonic::sort"));
+  EXPECT_TRUE(test::throws_error(
+      [] { (void)workspace_bytes<__half>((std::size_t{1} << 32) + 1, {.stable = true}); }, "2^32"));
+  EXPECT_EQ(workspace_bytes<std::uint8_t>(1), 0u);
+  device_array<__nv_bfloat16> keys(4);
+  EXPECT_TRUE(test::throws_error([&] { sort(keys.get(), 4, {.algo = static_cast<algorithm>(42)}); },
+                                 "bitonic::sort"));
+}
+
+//! Small sorts of Key (3000 keys: one tile of words; 20000: global and merge passes too), plain
+//! and stable, on the device and through sort_host.
+template <class Key>
+void expect_small_key_sorts() {
+  for (const std::size_t n : {3000u, 20000u}) {
+    const distribution d = distribution::nan;
+    const std::uint64_t seed = test::case_seed(n, d);
+    const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+    device_array<Key> keys(n);
+    for (const order direction : test::all_orders) {
+      const std::string label =
+          test::describe_case<Key>(n, d, seed, direction, algorithm::automatic);
+      expect_device_sort(keys, input, tools::reference_sort(input, direction),
+                         cpu_result(input, {.direction = direction}), {.direction = direction},
+                         label);
+      expect_device_sort(keys, input, tools::reference_sort(input, direction),
+                         stable_reference(input, direction),
+                         {.direction = direction, .stable = true}, label + " stable");
+      expect_host_sort(input, {.direction = direction}, label + " sort_host");
+    }
+  }
+}
+
+// For compute-sanitizer (see sanitize_test.cpp): the widen and narrow kernels of both word sizes
+// around the word sorts.
+TEST(Sanitize, SmallKeys) {
+  expect_small_key_sorts<std::int8_t>();
+  expect_small_key_sorts<__half>();
+}
+
+}  // namespace
+}  // namespace bitonic
