@@ -21,10 +21,25 @@
 
 #include "bench/keys.hpp"
 #include "bitonic/bitonic.hpp"
+#include "bitonic/order.hpp"
 
 namespace bitonic::test {
 
 using tools::distribution;
+
+//! The stable order of `keys` in `direction` (std::stable_sort of the positions): what argsort
+//! returns and what stable record sorts follow.
+template <class Key>
+std::vector<std::uint64_t> stable_order(const std::vector<Key>& keys, order direction) {
+  std::vector<std::uint64_t> idx(keys.size());
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](std::uint64_t a, std::uint64_t b) {
+    return direction == order::ascending ? ascending_less{}(keys[a], keys[b])
+                                         : descending_less{}(keys[a], keys[b]);
+  });
+  return idx;
+}
 
 using key_types =
     ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;

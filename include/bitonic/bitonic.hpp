@@ -55,8 +55,7 @@ struct options {
   //! Equal keys keep their input order. Keys-only sorts of integers are the same either way; for
   //! float and double keys, whose equal keys can differ in bits (-0.0 and +0.0, NaN payloads), a
   //! stable sort runs as an argsort and a gather (sort_pairs' cost, about twice a key sort's).
-  //! sort_pairs follows it too; argsort is always stable. sort_host does not take it yet for
-  //! float keys (bitonic::error).
+  //! sort_pairs and sort_host follow it too; argsort is always stable.
   bool stable = false;
 };
 
@@ -171,6 +170,26 @@ void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& 
 template <class Key, class Index>
 std::size_t argsort_workspace_bytes(std::size_t n, const options& opt = {});
 
+//! sort_pairs for (key, value) pairs in host memory (pageable or pinned), synchronous like
+//! sort_host. With a GPU, when n <= 2^32 and the pairs and pairs_workspace_bytes fit the device
+//! memory the call may use (opt.max_device_bytes, or what is free), they pass through sort_host's
+//! staging buffers to the device, sort_pairs sorts them (stable when opt.stable) and they come
+//! back; device memory is allocated and freed within the call. Otherwise (no GPU, or too large)
+//! the CPU sorts them: positions by key with std::stable_sort (always stable; single-threaded,
+//! 8 bytes a record of extra host memory), then gathers. Throws bitonic::error on null pointers
+//! with n > 0, bad options, failing CUDA calls or allocations; the data are untouched when the
+//! error comes before the results are copied back. Complexity: as sort_pairs, plus O(n)
+//! transfers; on the CPU O(n log n) comparisons.
+template <class Key, class Value>
+void sort_pairs_host(Key* h_keys, Value* h_values, std::size_t n, const options& opt = {});
+
+//! argsort for keys in host memory, writing h_indices[0, n) (stable), synchronous like sort_host:
+//! on the device as sort_pairs_host decides (keys and indices and argsort_workspace_bytes within
+//! the budget, n <= 2^32), else on the CPU with std::stable_sort. uint32_t indices take at most
+//! 2^32 keys (bitonic::error beyond). Throws as sort_pairs_host does; the keys are never changed.
+template <class Key, class Index>
+void argsort_host(const Key* h_keys, Index* h_indices, std::size_t n, const options& opt = {});
+
 //! Gives back to the device the memory that the library keeps cached in its own memory pool (one
 //! pool per device, created by the first sort that needs scratch without a workspace). Waits for
 //! every device that has such a pool to finish its work (cudaDeviceSynchronize), as
@@ -201,8 +220,10 @@ void sort_on_cpu(Key* h_keys, std::size_t n, const options& opt = {});
 //! stream. Without a GPU it runs sort_on_cpu. Throws bitonic::error on a null pointer with n > 0,
 //! a failing CUDA call or a failed allocation: errors found before the first sorted key is copied
 //! back (arguments, allocations) leave the keys untouched; after that their order is unspecified.
-//! Not stable; opt.stable with float or double keys throws bitonic::error. Complexity as for
-//! `sort`, plus O(n) transfers (and O(n log runs) merge work out of core).
+//! Not stable unless opt.stable; then float and double keys are uploaded whole and sorted by the
+//! device's stable sort when they and its scratch (workspace_bytes with opt.stable) fit the
+//! budget, otherwise sorted on the CPU with std::stable_sort (single-threaded: slow for large n).
+//! Complexity as for `sort`, plus O(n) transfers (and O(n log runs) merge work out of core).
 template <class Key>
 void sort_host(Key* h_keys, std::size_t n, const options& opt = {});
 
@@ -282,12 +303,14 @@ BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY
 
-#define BITONIC_DECLARE_PAIR(Key, Value)                                                  \
-  extern template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&); \
-  extern template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&);
-#define BITONIC_DECLARE_INDEX(Key, Index)                                                    \
-  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&); \
-  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);
+#define BITONIC_DECLARE_PAIR(Key, Value)                                                      \
+  extern template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&);     \
+  extern template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&); \
+  extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);
+#define BITONIC_DECLARE_INDEX(Key, Index)                                                       \
+  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);    \
+  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&); \
+  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&);
 //! PAIR(Key, Value) for every value type sort_pairs takes, then INDEX(Key, Index) for every
 //! index type argsort writes: the record entry points precompiled for one key type.
 #define BITONIC_FOR_EACH_RECORD(PAIR, INDEX, Key) \

@@ -19,6 +19,7 @@
 #include "bitonic/cuda_helpers.hpp"
 #include "host/out_of_core.hpp"
 #include "host/staging.hpp"
+#include "host/transfer.hpp"
 #include "network/network.hpp"
 #include "runtime/stream_buffer.hpp"
 
@@ -29,87 +30,6 @@ namespace {
 constexpr const char* caller = "bitonic::sort_host";
 constexpr const char* allocation_failed =
     "bitonic::sort_host: cudaMallocAsync of the device buffer";
-
-//! Moves keys between host and device memory through the staging ring, on the ring's copy
-//! stream, handing over to and from `compute` (the caller's stream) with events.
-template <class Key>
-class transfer {
- public:
-  transfer(staging_ring& ring, cudaStream_t compute) : ring_(ring), compute_(compute) {}
-
-  //! Enqueues the copy of h[0, n) to d; returns once the host side has been read. After each
-  //! chunk, on_chunk(begin, count) may enqueue work on `compute` that needs the chunk's keys (the
-  //! compute stream already waits for them); afterwards `compute` waits for all of them.
-  template <class OnChunk>
-  void upload(Key* d, const Key* h, std::size_t n, OnChunk on_chunk) {
-    copies_follow_compute();  // d may have just been allocated on `compute` (stream-ordered)
-    for (std::size_t c = 0; c < chunk_count(n); ++c) {
-      const chunk ch = chunk_at(c, n);
-      const cudaEvent_t landed = ring_.event(ch.buffer);
-      BITONIC_CUDA_CHECK(cudaEventSynchronize(landed));  // the buffer's last DMA is done
-      ring_.copier().copy(ring_.buffer(ch.buffer), h + ch.begin, ch.bytes);
-      BITONIC_CUDA_CHECK(cudaMemcpyAsync(d + ch.begin, ring_.buffer(ch.buffer), ch.bytes,
-                                         cudaMemcpyHostToDevice, ring_.copy_stream()));
-      BITONIC_CUDA_CHECK(cudaEventRecord(landed, ring_.copy_stream()));
-      BITONIC_CUDA_CHECK(cudaStreamWaitEvent(compute_, landed));
-      on_chunk(ch.begin, ch.bytes / sizeof(Key));
-    }
-  }
-  void upload(Key* d, const Key* h, std::size_t n) {
-    upload(d, h, n, [](std::size_t, std::size_t) {});
-  }
-
-  //! Copies d[0, n) to h once the work enqueued on `compute` is done; returns when h holds them.
-  void download(Key* h, const Key* d, std::size_t n) {
-    copies_follow_compute();
-    const std::size_t chunks = chunk_count(n);
-    const auto enqueue = [&](std::size_t c) {
-      const chunk ch = chunk_at(c, n);
-      BITONIC_CUDA_CHECK(cudaMemcpyAsync(ring_.buffer(ch.buffer), d + ch.begin, ch.bytes,
-                                         cudaMemcpyDeviceToHost, ring_.copy_stream()));
-      BITONIC_CUDA_CHECK(cudaEventRecord(ring_.event(ch.buffer), ring_.copy_stream()));
-    };
-    for (std::size_t c = 0; c < std::min<std::size_t>(chunks, staging_ring::buffer_count); ++c) {
-      enqueue(c);
-    }
-    for (std::size_t c = 0; c < chunks; ++c) {
-      const chunk ch = chunk_at(c, n);
-      BITONIC_CUDA_CHECK(cudaEventSynchronize(ring_.event(ch.buffer)));
-      ring_.copier().copy(h + ch.begin, ring_.buffer(ch.buffer), ch.bytes);
-      if (c + staging_ring::buffer_count < chunks) enqueue(c + staging_ring::buffer_count);
-    }
-  }
-
-  void host_copy(Key* dst, const Key* src, std::size_t n) {
-    ring_.copier().copy(dst, src, n * sizeof(Key));
-  }
-
-  //! Keys per chunk: a power of two, so chunks are aligned blocks of the sorting network.
-  static constexpr std::size_t chunk_keys = staging_ring::buffer_bytes / sizeof(Key);
-  static_assert((chunk_keys & (chunk_keys - 1)) == 0, "chunks must be blocks of the network");
-
- private:
-  //! Copies enqueued from now on start after the work enqueued on `compute` so far.
-  void copies_follow_compute() {
-    BITONIC_CUDA_CHECK(cudaEventRecord(ring_.handoff(), compute_));
-    BITONIC_CUDA_CHECK(cudaStreamWaitEvent(ring_.copy_stream(), ring_.handoff()));
-  }
-
-  //! Chunk c of a transfer of n keys: the staging buffer it passes through and its key range.
-  struct chunk {
-    unsigned buffer;
-    std::size_t begin, bytes;
-  };
-  static std::size_t chunk_count(std::size_t n) { return (n + chunk_keys - 1) / chunk_keys; }
-  static chunk chunk_at(std::size_t c, std::size_t n) {
-    const std::size_t begin = c * chunk_keys;
-    return {unsigned(c % staging_ring::buffer_count), begin,
-            std::min(chunk_keys, n - begin) * sizeof(Key)};
-  }
-
-  staging_ring& ring_;
-  cudaStream_t compute_;
-};
 
 //! The GPU backend of sort_out_of_core (see out_of_core.hpp): one device buffer holds a run while
 //! runs are sorted, and afterwards a merge piece's two inputs, its output and the merge's splits.
@@ -172,14 +92,27 @@ struct gpu_backend {
   void copy(Key* dst, const Key* src, std::size_t n) { moves.host_copy(dst, src, n); }
 };
 
-//! Device bytes the call may use: opt.max_device_bytes, at most what is free now less a margin
-//! for the CUDA context and allocator granularity.
-std::size_t device_budget(const options& opt) {
-  std::size_t free_bytes = 0, total_bytes = 0;
-  BITONIC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t margin = std::max<std::size_t>(std::size_t{256} << 20, free_bytes / 32);
-  const std::size_t usable = free_bytes > margin ? free_bytes - margin : 0;
-  return opt.max_device_bytes != 0 ? std::min(opt.max_device_bytes, usable) : usable;
+//! A stable sort of float keys (opt.stable) through the device's stable sort when the keys and
+//! its scratch fit the budget: uploaded whole, sorted, downloaded, the scratch freed with the call.
+//! False, having done nothing, when they do not fit.
+template <class Key>
+bool stable_sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
+  options on_device{.direction = opt.direction, .algo = opt.algo, .stream = opt.stream};
+  on_device.stable = true;
+  const std::size_t scratch_bytes = workspace_bytes<Key>(n, on_device);
+  if (n * sizeof(Key) + scratch_bytes > device_budget(opt)) return false;
+  staging_lease ring;
+  transfer<Key> moves(*ring, opt.stream);
+  runtime::stream_buffer<Key> device;
+  device.allocate(n, opt.stream, allocation_failed);
+  runtime::stream_buffer<std::byte> scratch;
+  scratch.allocate(scratch_bytes, opt.stream, allocation_failed);
+  on_device.workspace = scratch.get();
+  on_device.workspace_bytes = scratch_bytes;
+  moves.upload(device.get(), h_keys, n);
+  bitonic::sort(device.get(), n, on_device);
+  moves.download(h_keys, device.get(), n);
+  return true;
 }
 
 template <class Key>
@@ -219,14 +152,13 @@ template <class Key>
 void sort_host(Key* h_keys, std::size_t n, const options& opt) {
   api::validate(opt, host::caller);
   api::require_host_keys(h_keys, n, host::caller);
-  if (std::is_floating_point_v<Key> && opt.stable) {
-    throw error(std::string(host::caller) +
-                ": options.stable is not supported for float and double keys yet (sort them on "
-                "the device, or with sort_on_cpu)");
-  }
   if (n == 0) return;
   if (!gpu_available()) {
     sort_on_cpu(h_keys, n, opt);
+    return;
+  }
+  if (std::is_floating_point_v<Key> && opt.stable) {  // equivalent floats can differ in bits
+    if (!host::stable_sort_host_on_gpu(h_keys, n, opt)) sort_on_cpu(h_keys, n, opt);
     return;
   }
   host::sort_host_on_gpu(h_keys, n, opt);

@@ -1,14 +1,18 @@
-// bitonic-sort gen, sort and verify run as a user runs them (on the CPU reference executor when
-// there is no GPU): gen -> sort -> verify for every key type, both file formats and both orders,
-// verify catching unsorted and altered files, and every error path, each checked for its exit
-// code, a message naming the problem, inputs left unchanged and no file left behind.
-// Usage: bitonic_cli_tests [gtest options] PATH_OF_BITONIC_SORT (ctest passes it).
+// bitonic-sort gen, sort (keys alone and with values), argsort and verify run as a user runs them
+// (on the CPU reference executor when there is no GPU): gen -> sort -> verify for every key type,
+// both file formats and both orders, verify catching unsorted and altered files, and every error
+// path, each checked for its exit code, a message naming the problem, inputs left unchanged and no
+// file left behind. Usage: bitonic_cli_tests [gtest options] PATH_OF_BITONIC_SORT (ctest passes
+// it).
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -180,6 +184,84 @@ TEST_F(Cli, SortsInPlaceAndConvertsFormats) {
   expect_success(
       {"verify", "--in", path("keys.npy"), "--desc", "--ref", path("keys.bin"), "--type", "f64"});
   EXPECT_EQ(dir.names(), (std::set<std::string>{"keys.bin", "keys.npy", "same.bin"}));
+}
+
+template <class T>
+std::vector<std::uint64_t> widened(const std::vector<T>& v) {
+  return {v.begin(), v.end()};
+}
+
+//! Bit patterns of `v`, so that NaNs and zeros of both signs compare as what they are.
+std::vector<std::uint32_t> bits_of(const std::vector<float>& v) {
+  std::vector<std::uint32_t> bits(v.size());
+  std::memcpy(bits.data(), v.data(), v.size() * sizeof(float));
+  return bits;
+}
+
+// argsort and sort --values: the stable order of float keys with NaNs and zeros of both signs,
+// as indices of both widths and as (key, value) files; unstable records as a permutation.
+TEST_F(Cli, ArgsortAndSortWithValues) {
+  const std::size_t n = 3001;
+  expect_success({"gen", "--out", path("keys.npy"), "--n", std::to_string(n), "--type", "f32",
+                  "--dist", "nan", "--seed", "11"});
+  const std::vector<float> input = read_all<float>(path("keys.npy"));
+  std::vector<std::uint64_t> values(n);  // distinct: an odd multiplier is a bijection
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = i * 0x9e37'79b9'7f4a'7c15ull;
+  {
+    tools::output_file out(path("values.npy"));
+    tools::write_keys<std::uint64_t>(out, tools::file_format::npy, values);
+    out.commit();
+  }
+  for (const order direction : all_orders) {
+    SCOPED_TRACE(std::string(to_string(direction)));
+    const std::vector<std::uint64_t> want = stable_order(input, direction);
+    std::vector<std::string> desc;
+    if (direction == order::descending) desc.push_back("--desc");
+    const auto with_desc = [&](std::vector<std::string> args) {
+      args.insert(args.end(), desc.begin(), desc.end());
+      return args;
+    };
+    expect_success(with_desc({"argsort", "--in", path("keys.npy"), "--out", path("idx.npy")}));
+    EXPECT_EQ(widened(read_all<std::uint32_t>(path("idx.npy"))), want);
+    expect_success(with_desc(
+        {"argsort", "--in", path("keys.npy"), "--out", path("idx.bin"), "--index", "u64"}));
+    EXPECT_EQ(read_all<std::uint64_t>(path("idx.bin"), "u64"), want);
+
+    expect_success(with_desc({"sort", "--in", path("keys.npy"), "--out", path("k.npy"), "--values",
+                              path("values.npy"), "--values-out", path("v.npy"), "--stable"}));
+    std::vector<float> want_keys(n);
+    std::vector<std::uint64_t> want_values(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      want_keys[i] = input[want[i]];
+      want_values[i] = values[want[i]];
+    }
+    EXPECT_EQ(bits_of(read_all<float>(path("k.npy"))), bits_of(want_keys));
+    EXPECT_EQ(read_all<std::uint64_t>(path("v.npy")), want_values);
+
+    expect_success(with_desc({"sort", "--in", path("keys.npy"), "--out", path("k.npy"), "--values",
+                              path("values.npy"), "--values-out", path("v.npy")}));
+    const std::vector<float> keys = read_all<float>(path("k.npy"));
+    const std::vector<std::uint64_t> moved = read_all<std::uint64_t>(path("v.npy"));
+    EXPECT_TRUE(matches_reference(keys, tools::reference_sort(input, direction)));
+    std::vector<bool> seen(n);
+    for (std::size_t i = 0; i < n; ++i) {  // values are i * odd: divide back by its inverse
+      const std::uint64_t record = moved[i] * 0xf1de'83e1'9937'733dull;
+      ASSERT_LT(record, n) << "value at " << i << " is no record's";
+      ASSERT_FALSE(seen[record]) << "record " << record << " twice";
+      seen[record] = true;
+      EXPECT_EQ(bits_of({keys[i]}), bits_of({input[record]})) << "record " << record;
+    }
+  }
+  expect_failure(
+      {"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--values", path("values.npy")}, 2,
+      "--values-out FILE is required");
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--values",
+                  path("values.npy"), "--values-out", path("x.npy")},
+                 2, "is --out's file too");
+  expect_failure({"sort", "--in", path("keys.npy"), "--out", path("x.npy"), "--values",
+                  path("idx.bin"), "--values-out", path("y.npy"), "--values-type", "u32"},
+                 2, "one value a key");
 }
 
 TEST_F(Cli, VerifyCatchesUnsortedAndAlteredFiles) {

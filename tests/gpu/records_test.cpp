@@ -26,18 +26,6 @@ using test::device_array;
 using test::throws_error;
 using tools::distribution;
 
-//! The stable order of `keys` under `direction`: what argsort must return.
-template <class Key>
-std::vector<std::uint64_t> stable_order(const std::vector<Key>& keys, order direction) {
-  std::vector<std::uint64_t> idx(keys.size());
-  std::iota(idx.begin(), idx.end(), std::uint64_t{0});
-  std::stable_sort(idx.begin(), idx.end(), [&](std::uint64_t a, std::uint64_t b) {
-    return direction == order::ascending ? ascending_less{}(keys[a], keys[b])
-                                         : descending_less{}(keys[a], keys[b]);
-  });
-  return idx;
-}
-
 //! `from` gathered through `order`.
 template <class T>
 std::vector<T> gathered(const std::vector<T>& from, const std::vector<std::uint64_t>& order) {
@@ -163,7 +151,7 @@ TYPED_TEST(Records, ArgsortIsTheStableOrder) {
       const std::vector<Key> input = tools::generate<Key>(n, d, seed);
       keys.upload(input);
       for (const order direction : test::all_orders) {
-        const std::vector<std::uint64_t> want = stable_order(input, direction);
+        const std::vector<std::uint64_t> want = test::stable_order(input, direction);
         SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
         argsort(keys.get(), indices.get(), n, {.direction = direction});
         const std::vector<std::uint32_t> got = indices.download();
@@ -191,7 +179,7 @@ void check_pairs(std::size_t n, distribution d, order direction, bool stable) {
   vals.upload(values);
   sort_pairs(keys.get(), vals.get(), n, {.direction = direction, .stable = stable});
   if (stable) {
-    const std::vector<std::uint64_t> order = stable_order(input, direction);
+    const std::vector<std::uint64_t> order = test::stable_order(input, direction);
     ASSERT_TRUE(same_bits(keys.download(), gathered(input, order))) << "keys";
     ASSERT_TRUE(same_bits(vals.download(), gathered(values, order))) << "values";
   } else {
@@ -226,10 +214,19 @@ TYPED_TEST(Records, StableSortKeepsEquivalentKeysInOrder) {
         SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
         keys.upload(input);
         sort(keys.get(), n, {.direction = direction, .stable = true});
-        ASSERT_TRUE(same_bits(keys.download(), gathered(input, stable_order(input, direction))));
+        ASSERT_TRUE(
+            same_bits(keys.download(), gathered(input, test::stable_order(input, direction))));
         std::vector<Key> on_cpu = input;
         sort_on_cpu(on_cpu.data(), n, {.direction = direction, .stable = true});
-        ASSERT_TRUE(same_bits(on_cpu, gathered(input, stable_order(input, direction))));
+        ASSERT_TRUE(same_bits(on_cpu, gathered(input, test::stable_order(input, direction))));
+        // sort_host: through the device's stable sort, and on the CPU where it does not fit.
+        for (const std::size_t max_device_bytes : {std::size_t{0}, std::size_t{4096}}) {
+          std::vector<Key> on_host = input;
+          sort_host(on_host.data(), n,
+                    {.direction = direction, .max_device_bytes = max_device_bytes, .stable = true});
+          ASSERT_TRUE(same_bits(on_host, gathered(input, test::stable_order(input, direction))))
+              << "sort_host, max_device_bytes " << max_device_bytes;
+        }
       }
     }
   }
@@ -270,7 +267,7 @@ void check_equivalent_bits() {
     const std::vector<Float> input = equivalent_bit_patterns<Float>(n);
     for (const order direction : test::all_orders) {
       SCOPED_TRACE("n=" + std::to_string(n) + " order=" + std::string(test::to_string(direction)));
-      const std::vector<std::uint64_t> want = stable_order(input, direction);
+      const std::vector<std::uint64_t> want = test::stable_order(input, direction);
       device_array<Float> keys(n);
       device_array<std::uint32_t> values(n);
       keys.upload(input);
@@ -305,7 +302,7 @@ TEST(RecordsAlgorithms, EveryAlgorithmSortsTheWords) {
       argsort(keys.get(), indices.get(), n, {.algo = algo});
       const std::vector<std::uint32_t> got = indices.download();
       EXPECT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()),
-                            stable_order(input, order::ascending)))
+                            test::stable_order(input, order::ascending)))
           << to_string(algo) << " n=" << n;
     }
   }
@@ -330,7 +327,7 @@ TEST(RecordsWorkspace, ExactWorkspaceOnAStreamAllocatesNothingElse) {
   vals.upload(values, stream.get());
   const std::size_t cached_before = cached_memory_bytes();
   sort_pairs(keys.get(), vals.get(), n, opt);
-  const std::vector<std::uint64_t> want = stable_order(input, order::descending);
+  const std::vector<std::uint64_t> want = test::stable_order(input, order::descending);
   EXPECT_TRUE(same_bits(keys.download(stream.get()), gathered(input, want)));
   EXPECT_TRUE(same_bits(vals.download(stream.get()), gathered(values, want)));
   EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
@@ -402,9 +399,6 @@ TEST(RecordsErrors, BadArgumentsLeaveTheDataAlone) {
   EXPECT_NO_THROW(sort_host(host.data(), n, {.stable = true}))
       << "integer keys: stable is the same sort, sort_host takes it";
   EXPECT_TRUE(test::matches_reference(host, tools::reference_sort(input, order::ascending)));
-  std::vector<float> host_floats(10, 1.0f);
-  EXPECT_TRUE(throws_error([&] { sort_host(host_floats.data(), 10, {.stable = true}); },
-                           {"bitonic::sort_host", "options.stable"}));
   std::vector<std::int32_t> after = keys.download();
   after.resize(n);
   EXPECT_TRUE(same_bits(after, input)) << "keys changed by refused calls";

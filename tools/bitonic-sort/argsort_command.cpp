@@ -1,11 +1,8 @@
 // bitonic-sort argsort: the positions of a key file's keys in sorted order, written as uint32 or
-// uint64 indices (.npy or raw). On the GPU with bitonic::argsort, the keys and indices held in
-// device memory at once (no out-of-core path yet); without a GPU with std::stable_sort, which
-// gives the same indices (both are stable).
-#include <algorithm>
+// uint64 indices (.npy or raw), by bitonic::argsort_host: on the GPU when the keys and indices fit
+// it, else with std::stable_sort on the CPU, which gives the same indices (both are stable).
 #include <cstdint>
 #include <cstdio>
-#include <numeric>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,8 +10,6 @@
 #include "args.hpp"
 #include "bench/keys.hpp"
 #include "bitonic/bitonic.hpp"
-#include "bitonic/cuda_helpers.hpp"
-#include "bitonic/order.hpp"
 #include "commands.hpp"
 #include "file_options.hpp"
 #include "tools/common/array_file.hpp"
@@ -24,37 +19,6 @@ namespace {
 
 //! The most keys whose positions fit in a uint32 index (bitonic::argsort's limit too).
 constexpr std::uint64_t max_u32_index_keys = std::uint64_t{1} << 32;
-
-template <class Key, class Index>
-std::vector<Index> argsort_on_gpu(std::span<const Key> keys, order direction) {
-  std::vector<Index> indices(keys.size());
-  if (keys.empty()) return indices;
-  device_buffer<Key> d_keys(keys.size());
-  device_buffer<Index> d_indices(keys.size());
-  BITONIC_CUDA_CHECK(
-      cudaMemcpy(d_keys.get(), keys.data(), keys.size_bytes(), cudaMemcpyHostToDevice));
-  bitonic::argsort(static_cast<const Key*>(d_keys.get()), d_indices.get(), keys.size(),
-                   {.direction = direction});
-  // On the legacy default stream, after the argsort.
-  BITONIC_CUDA_CHECK(cudaMemcpy(indices.data(), d_indices.get(), indices.size() * sizeof(Index),
-                                cudaMemcpyDeviceToHost));
-  return indices;
-}
-
-template <class Key, class Index>
-std::vector<Index> argsort_on_cpu(std::span<const Key> keys, order direction) {
-  std::vector<Index> indices(keys.size());
-  std::iota(indices.begin(), indices.end(), Index{0});
-  const auto by_key = [&](auto less) {
-    return [&keys, less](Index a, Index b) { return less(keys[a], keys[b]); };
-  };
-  if (direction == order::ascending) {
-    std::stable_sort(indices.begin(), indices.end(), by_key(ascending_less{}));
-  } else {
-    std::stable_sort(indices.begin(), indices.end(), by_key(descending_less{}));
-  }
-  return indices;
-}
 
 }  // namespace
 
@@ -98,8 +62,8 @@ int argsort_command(std::span<const std::string_view> args) {
       const tools::key_array<Key> keys = tools::read_keys<Key>(in);
       const double read_s = seconds_since(start);
       const clock::time_point sort_start = clock::now();
-      const std::vector<Index> indices = gpu ? argsort_on_gpu<Key, Index>(keys.span(), direction)
-                                             : argsort_on_cpu<Key, Index>(keys.span(), direction);
+      std::vector<Index> indices(keys.count);
+      bitonic::argsort_host(keys.keys.get(), indices.data(), keys.count, {.direction = direction});
       const double sort_s = seconds_since(sort_start);
       const clock::time_point write_start = clock::now();
       tools::write_keys<Index>(out, out_format, indices);

@@ -1,6 +1,6 @@
 // bitonic-sort sort, gen and verify: key arrays in .npy or raw files (tools/common/array_file.hpp),
-// sorted with bitonic::sort_host, generated from the test distributions, checked. Outputs are
-// written in full or not at all; inputs are only ever read.
+// sorted with bitonic::sort_host (with a values file: sort_pairs_host), generated from the test
+// distributions, checked. Outputs are written in full or not at all; inputs are only ever read.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -151,27 +151,89 @@ int verify_keys(const tools::array_file& in_file, const tools::array_file* ref_f
 
 }  // namespace
 
+namespace {
+
+//! What sort_command read from its options.
+struct sort_request {
+  std::string in_path, out_path, values_path, values_out_path;
+  std::string_view key_type, value_type;
+  bitonic::options options;
+};
+
+//! sort with --values: the keys and the values sorted together by sort_pairs_host, each written
+//! in full or not at all.
+template <class Key>
+void sort_with_values(const sort_request& req, const tools::array_file& in, tools::output_file& out,
+                      bool gpu) {
+  const tools::array_file values_in = open_input(req.values_path, req.value_type);
+  if (values_in.count != in.count) {
+    throw usage_error("--values: " + values_in.path + " holds " + std::to_string(values_in.count) +
+                      " values and " + in.path + " " + std::to_string(in.count) +
+                      " keys: one value a key");
+  }
+  tools::output_file values_out(req.values_out_path);
+  tools::with_key_type(values_in.key_type, [&](auto value) {
+    using Value = decltype(value);
+    const tools::file_format out_format = tools::format_of(req.out_path);
+    const tools::file_format values_format = tools::format_of(req.values_out_path);
+    out.reserve(tools::array_file_size<Key>(out_format, in.count));
+    values_out.reserve(tools::array_file_size<Value>(values_format, in.count));
+    const clock::time_point start = clock::now();
+    const tools::key_array<Key> keys = tools::read_keys<Key>(in);
+    const tools::key_array<Value> values = tools::read_keys<Value>(values_in);
+    const double read_s = seconds_since(start);
+    const clock::time_point sort_start = clock::now();
+    try {
+      sort_pairs_host(keys.keys.get(), values.keys.get(), keys.count, req.options);
+    } catch (const std::bad_alloc&) {
+      throw tools::file_error(in.path + ": not enough host memory to sort its records");
+    }
+    const double sort_s = seconds_since(sort_start);
+    const clock::time_point write_start = clock::now();
+    tools::write_keys<Key>(out, out_format, keys.span());
+    tools::write_keys<Value>(values_out, values_format, values.span());
+    out.commit();
+    values_out.commit();
+    std::printf(
+        "%s, %s -> %s, %s: %zu %s keys with %s values sorted %s%s in %.3f s on the %s (read %.3f "
+        "s, write %.3f s)\n",
+        in.path.c_str(), values_in.path.c_str(), out.path().c_str(), values_out.path().c_str(),
+        keys.count, tools::type_name<Key>().data(), tools::type_name<Value>().data(),
+        to_string(req.options.direction).data(), req.options.stable ? " (stable)" : "", sort_s,
+        gpu ? "GPU" : "CPU", read_s, seconds_since(write_start));
+  });
+}
+
+}  // namespace
+
 int sort_command(std::span<const std::string_view> args) {
-  std::string in_path, out_path;
-  std::string_view key_type;
-  bitonic::options sort_options;
+  sort_request req;
   const option options[] = {
-      {"--in", [&](std::string_view v) { in_path = v; }},
-      {"--out", [&](std::string_view v) { out_path = v; }},
-      {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
-      {"--desc", [&](std::string_view) { sort_options.direction = order::descending; }, false},
-      {"--algo", [&](std::string_view v) { sort_options.algo = parse_variant(v); }},
+      {"--in", [&](std::string_view v) { req.in_path = v; }},
+      {"--out", [&](std::string_view v) { req.out_path = v; }},
+      {"--type", [&](std::string_view v) { req.key_type = parse_key_type(v); }},
+      {"--values", [&](std::string_view v) { req.values_path = v; }},
+      {"--values-out", [&](std::string_view v) { req.values_out_path = v; }},
+      {"--values-type", [&](std::string_view v) { req.value_type = parse_key_type(v); }},
+      {"--desc", [&](std::string_view) { req.options.direction = order::descending; }, false},
+      {"--stable", [&](std::string_view) { req.options.stable = true; }, false},
+      {"--algo", [&](std::string_view v) { req.options.algo = parse_variant(v); }},
       {"--max-device-bytes",
        [&](std::string_view v) {
-         sort_options.max_device_bytes = parse_bytes("--max-device-bytes", v);
+         req.options.max_device_bytes = parse_bytes("--max-device-bytes", v);
        }},
   };
   parse_options(args, options);
-  require(in_path, "--in");
-  require(out_path, "--out");
+  require(req.in_path, "--in");
+  require(req.out_path, "--out");
+  if (!req.values_path.empty()) require(req.values_out_path, "--values-out");
+  if (!req.values_out_path.empty()) require(req.values_path, "--values");
+  if (!req.values_out_path.empty() && req.values_out_path == req.out_path) {
+    throw usage_error("--values-out: " + req.values_out_path + " is --out's file too");
+  }
 
-  const tools::array_file in = open_input(in_path, key_type);
-  tools::output_file out(out_path);  // before the long part: a bad destination fails at once
+  const tools::array_file in = open_input(req.in_path, req.key_type);
+  tools::output_file out(req.out_path);  // before the long part: a bad destination fails at once
   const bool gpu = bitonic::gpu_available();
   if (!gpu) {
     std::fprintf(stderr,
@@ -179,14 +241,18 @@ int sort_command(std::span<const std::string_view> args) {
   }
   tools::with_key_type(in.key_type, [&](auto key) {
     using Key = decltype(key);
-    const tools::file_format out_format = tools::format_of(out_path);
+    if (!req.values_path.empty()) {
+      sort_with_values<Key>(req, in, out, gpu);
+      return;
+    }
+    const tools::file_format out_format = tools::format_of(req.out_path);
     out.reserve(tools::array_file_size<Key>(out_format, in.count));
     const clock::time_point start = clock::now();
     const tools::key_array<Key> keys = tools::read_keys<Key>(in);
     const double read_s = seconds_since(start);
     const clock::time_point sort_start = clock::now();
     try {
-      sort_host(keys.keys.get(), keys.count, sort_options);
+      sort_host(keys.keys.get(), keys.count, req.options);
     } catch (const std::bad_alloc&) {
       throw tools::file_error(in.path + ": not enough host memory to sort its keys");
     }
@@ -196,7 +262,7 @@ int sort_command(std::span<const std::string_view> args) {
     out.commit();
     std::printf("%s -> %s: %zu %s keys sorted %s in %.3f s on the %s (read %.3f s, write %.3f s)\n",
                 in.path.c_str(), out.path().c_str(), keys.count, tools::type_name<Key>().data(),
-                to_string(sort_options.direction).data(), sort_s, gpu ? "GPU" : "CPU", read_s,
+                to_string(req.options.direction).data(), sort_s, gpu ? "GPU" : "CPU", read_s,
                 seconds_since(write_start));
   });
   return 0;

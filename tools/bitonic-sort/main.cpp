@@ -83,7 +83,13 @@ commands:
             --in FILE       .npy (1-D, dtype <i4 <u4 <i8 <u8 <f4 <f8) or raw little-endian keys
             --out FILE      .npy or raw by its extension; written in full or not at all
             --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
+            --values FILE   values to move with the keys (one a key; .npy or raw, any of the
+                            key types), sorted by bitonic::sort_pairs_host
+            --values-out FILE   where the sorted values go (with --values)
+            --values-type T type of raw values: i32 u32 i64 u64 f32 f64 (.npy: must agree)
             --desc          descending order (default ascending; NaNs sort as the largest keys)
+            --stable        equal keys keep their input order (keys alone: only float keys
+                            differ; with values: the values of equal keys keep their order)
             --algo NAME     the variant (default automatic):
                             )" +
          variants + R"(
@@ -91,8 +97,8 @@ commands:
                             K M G T (powers of 1024), fractions too (1.5G); larger data is
                             sorted out of core, in runs that are merged
   argsort write the positions of a file's keys in sorted order (stable: equal keys keep
-          their input order) with bitonic::argsort, keys and indices in device memory
-          together; with std::stable_sort on the CPU when there is no GPU (same result)
+          their input order) with bitonic::argsort_host: on the GPU when the keys and indices
+          fit it, else with std::stable_sort on the CPU (the same result)
             --in FILE       .npy or raw keys, as for sort
             --out FILE      .npy or raw indices by its extension; written in full or not at all
             --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)

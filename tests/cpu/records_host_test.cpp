@@ -1,0 +1,130 @@
+// sort_pairs_host and argsort_host against std::stable_sort: on the CPU where there is no GPU (CI),
+// through the device where there is one, and on the CPU again when opt.max_device_bytes leaves the
+// device too little. Stable results must equal std::stable_sort's bit for bit; unstable pairs are
+// checked as a permutation (keys in order, every value once, beside its own key's bits).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "common_test.hpp"
+
+namespace bitonic {
+namespace {
+
+using tools::distribution;
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+//! Success when keys/values are the records of input (values: their positions) sorted in
+//! `direction`, and, when `order` is given, exactly in that order.
+template <class Key>
+::testing::AssertionResult sorted_records(const std::vector<Key>& keys,
+                                          const std::vector<std::uint64_t>& values,
+                                          const std::vector<Key>& input, order direction,
+                                          const std::vector<std::uint64_t>* exact) {
+  const std::size_t n = input.size();
+  std::vector<bool> seen(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t from = values[i];
+    if (from >= n || seen[from]) {
+      return ::testing::AssertionFailure() << "value " << from << " at " << i << " repeated or "
+                                           << "no record's";
+    }
+    seen[from] = true;
+    if (exact != nullptr && (*exact)[i] != from) {
+      return ::testing::AssertionFailure() << "record " << from << " at " << i << ", the stable "
+                                           << "order has " << (*exact)[i];
+    }
+    if (!same_bits(keys[i], input[from])) {
+      return ::testing::AssertionFailure() << "key at " << i << " is not its value's key";
+    }
+    const bool out_of_order =
+        i > 0 && (direction == order::ascending ? ascending_less{}(keys[i], keys[i - 1])
+                                                : descending_less{}(keys[i], keys[i - 1]));
+    if (out_of_order) return ::testing::AssertionFailure() << "keys out of order at " << i;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+template <class Key>
+class RecordsHost : public ::testing::Test {};
+TYPED_TEST_SUITE(RecordsHost, test::key_types, test::key_type_names);
+
+TYPED_TEST(RecordsHost, PairsAndArgsortMatchStdStableSort) {
+  using Key = TypeParam;
+  std::vector<std::size_t> sizes = {0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 20000};
+  for (const std::size_t n : test::random_lengths(2, 3, 15, 2611 + test::key_type_index<Key>()))
+    sizes.push_back(n);
+  for (const std::size_t n : sizes) {
+    for (const distribution d : tools::all_distributions) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      std::vector<std::uint64_t> positions(n);
+      std::iota(positions.begin(), positions.end(), std::uint64_t{0});
+      for (const order direction : test::all_orders) {
+        const std::vector<std::uint64_t> want = test::stable_order(input, direction);
+        for (const std::size_t max_device_bytes : {std::size_t{0}, std::size_t{1024}}) {
+          SCOPED_TRACE(test::describe_case<Key>(n, d, seed, direction, algorithm::automatic) +
+                       " max_device_bytes=" + std::to_string(max_device_bytes));
+          const options opt{.direction = direction, .max_device_bytes = max_device_bytes};
+          std::vector<std::uint32_t> indices(n, 7);
+          argsort_host(input.data(), indices.data(), n, opt);
+          ASSERT_EQ(std::vector<std::uint64_t>(indices.begin(), indices.end()), want);
+          std::vector<std::uint64_t> wide(n, 7);
+          argsort_host(input.data(), wide.data(), n, opt);
+          ASSERT_EQ(wide, want);
+          for (const bool stable : {false, true}) {
+            std::vector<Key> keys = input;
+            std::vector<std::uint64_t> values = positions;
+            options pairs = opt;
+            pairs.stable = stable;
+            sort_pairs_host(keys.data(), values.data(), n, pairs);
+            ASSERT_TRUE(sorted_records(keys, values, input, direction, stable ? &want : nullptr))
+                << "stable=" << stable;
+          }
+          std::vector<Key> keys = input;  // 4-byte values (packed words on the device)
+          std::vector<std::uint32_t> narrow(positions.begin(), positions.end());
+          sort_pairs_host(keys.data(), narrow.data(), n, opt);
+          ASSERT_TRUE(sorted_records(keys, std::vector<std::uint64_t>(narrow.begin(), narrow.end()),
+                                     input, direction, nullptr))
+              << "uint32 values";
+        }
+      }
+    }
+  }
+}
+
+TEST(RecordsHostErrors, BadArgumentsLeaveTheDataAlone) {
+  std::vector<float> keys = {3.0f, 1.0f, 2.0f};
+  const std::vector<float> before = keys;
+  std::vector<std::uint32_t> values = {0, 1, 2};
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort_pairs_host(keys.data(), static_cast<std::uint32_t*>(nullptr), 3); },
+      {"bitonic::sort_pairs_host", "h_values is null"}));
+  EXPECT_TRUE(
+      test::throws_error([&] { sort_pairs_host(static_cast<float*>(nullptr), values.data(), 3); },
+                         {"bitonic::sort_pairs_host", "h_keys is null"}));
+  EXPECT_TRUE(test::throws_error(
+      [&] { argsort_host(keys.data(), static_cast<std::uint64_t*>(nullptr), 3); },
+      {"bitonic::argsort_host", "h_indices is null"}));
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort_pairs_host(keys.data(), values.data(), 3, {static_cast<order>(5)}); },
+      "options.direction"));
+  EXPECT_TRUE(test::throws_error(
+      [&] { argsort_host(keys.data(), values.data(), 3, {.algo = static_cast<algorithm>(42)}); },
+      "options.algo"));
+  EXPECT_EQ(keys, before);
+  EXPECT_EQ(values, (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
+}  // namespace
+}  // namespace bitonic
