@@ -92,29 +92,6 @@ struct gpu_backend {
   void copy(Key* dst, const Key* src, std::size_t n) { moves.host_copy(dst, src, n); }
 };
 
-//! A stable sort of float keys (opt.stable) through the device's stable sort when the keys and
-//! its scratch fit the budget: uploaded whole, sorted, downloaded, the scratch freed with the call.
-//! False, having done nothing, when they do not fit.
-template <class Key>
-bool stable_sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
-  options on_device{.direction = opt.direction, .algo = opt.algo, .stream = opt.stream};
-  on_device.stable = true;
-  const std::size_t scratch_bytes = workspace_bytes<Key>(n, on_device);
-  if (n * sizeof(Key) + scratch_bytes > device_budget(opt)) return false;
-  staging_lease ring;
-  transfer<Key> moves(*ring, opt.stream);
-  runtime::stream_buffer<Key> device;
-  device.allocate(n, opt.stream, allocation_failed);
-  runtime::stream_buffer<std::byte> scratch;
-  scratch.allocate(scratch_bytes, opt.stream, allocation_failed);
-  on_device.workspace = scratch.get();
-  on_device.workspace_bytes = scratch_bytes;
-  moves.upload(device.get(), h_keys, n);
-  bitonic::sort(device.get(), n, on_device);
-  moves.download(h_keys, device.get(), n);
-  return true;
-}
-
 template <class Key>
 void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
   const std::size_t budget_keys = device_budget(opt) / sizeof(Key);
@@ -158,7 +135,9 @@ void sort_host(Key* h_keys, std::size_t n, const options& opt) {
     return;
   }
   if (std::is_floating_point_v<Key> && opt.stable) {  // equivalent floats can differ in bits
-    if (!host::stable_sort_host_on_gpu(h_keys, n, opt)) sort_on_cpu(h_keys, n, opt);
+    if (!host::sort_whole_on_device(h_keys, n, opt, host::allocation_failed)) {
+      sort_on_cpu(h_keys, n, opt);
+    }
     return;
   }
   host::sort_host_on_gpu(h_keys, n, opt);

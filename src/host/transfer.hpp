@@ -10,6 +10,7 @@
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
 #include "host/staging.hpp"
+#include "runtime/stream_buffer.hpp"
 
 namespace bitonic::host {
 
@@ -102,6 +103,31 @@ inline std::size_t device_budget(const options& opt) {
   const std::size_t margin = std::max<std::size_t>(std::size_t{256} << 20, free_bytes / 32);
   const std::size_t usable = free_bytes > margin ? free_bytes - margin : 0;
   return opt.max_device_bytes != 0 ? std::min(opt.max_device_bytes, usable) : usable;
+}
+
+//! Sorts h_keys[0, n) with bitonic::sort (opt's direction, algorithm, stream and stable) when the
+//! keys and that sort's scratch (workspace_bytes) fit device_budget(opt): uploaded whole through
+//! the staging ring, sorted, downloaded, the device memory freed with the call. False, having done
+//! nothing, when they do not fit. `allocation_failed` names a failed allocation in its error.
+template <class Key>
+bool sort_whole_on_device(Key* h_keys, std::size_t n, const options& opt,
+                          const char* allocation_failed) {
+  options on_device{.direction = opt.direction, .algo = opt.algo, .stream = opt.stream};
+  on_device.stable = opt.stable;
+  const std::size_t scratch_bytes = workspace_bytes<Key>(n, on_device);
+  if (n * sizeof(Key) + scratch_bytes > device_budget(opt)) return false;
+  staging_lease ring;
+  transfer<Key> moves(*ring, opt.stream);
+  runtime::stream_buffer<Key> device;
+  device.allocate(n, opt.stream, allocation_failed);
+  runtime::stream_buffer<std::byte> scratch;
+  scratch.allocate(scratch_bytes, opt.stream, allocation_failed);
+  on_device.workspace = scratch.get();
+  on_device.workspace_bytes = scratch_bytes;
+  moves.upload(device.get(), h_keys, n);
+  bitonic::sort(device.get(), n, on_device);
+  moves.download(h_keys, device.get(), n);
+  return true;
 }
 
 }  // namespace bitonic::host
