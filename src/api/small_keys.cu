@@ -83,13 +83,13 @@ void sort_through_words(Key* d_keys, std::size_t n, const options& opt, const ch
   std::byte* const base = workspace_or_pool(opt, l.bytes, {{d_keys, n * sizeof(Key), "the keys"}},
                                             owned, caller, sizing);
   Word* const words = reinterpret_cast<Word*>(base);
-  options sort = word_options<Word>(opt);
+  options word_sort = word_options<Word>(opt);
   if (l.sort_bytes != 0) {
-    sort.workspace = base + l.sort;
-    sort.workspace_bytes = l.sort_bytes;
+    word_sort.workspace = base + l.sort;
+    word_sort.workspace_bytes = l.sort_bytes;
   }
   small::launch_widen(d_keys, words, n, opt.direction == order::descending, opt.stream);
-  bitonic::sort(words, n, sort);
+  bitonic::sort(words, n, word_sort);
   small::launch_narrow(words, d_keys, n, opt.stream);
 }
 
