@@ -126,5 +126,28 @@ TEST(RecordsHostErrors, BadArgumentsLeaveTheDataAlone) {
   EXPECT_EQ(values, (std::vector<std::uint32_t>{0, 1, 2}));
 }
 
+TEST(RecordsHostErrors, OverlappingArraysAreRefused) {
+  // One buffer seen as keys and as records of the other: the host forms cannot tell which bytes
+  // are which once both come back, so they refuse, as the device forms do, before any move.
+  std::vector<std::uint32_t> buffer = {5, 4, 3, 2, 1, 0, 9, 8};
+  const std::vector<std::uint32_t> before = buffer;
+  auto* keys = reinterpret_cast<std::int32_t*>(buffer.data());
+  EXPECT_TRUE(test::throws_error([&] { sort_pairs_host(keys, buffer.data() + 3, 4); },
+                                 {"bitonic::sort_pairs_host", "h_keys and h_values overlap"}));
+  EXPECT_TRUE(test::throws_error([&] { sort_pairs_host(keys, buffer.data(), 8); },
+                                 {"bitonic::sort_pairs_host", "overlap"}));
+  EXPECT_TRUE(test::throws_error([&] { argsort_host(keys + 2, buffer.data(), 3); },
+                                 {"bitonic::argsort_host", "h_keys and h_indices overlap"}));
+  auto* wide = reinterpret_cast<std::uint64_t*>(buffer.data() + 4);  // bytes 16..31 of 32
+  EXPECT_TRUE(test::throws_error([&] { argsort_host(keys + 3, wide, 2); }, "overlap"));
+  EXPECT_EQ(buffer, before);
+  // Adjacent arrays share no byte: sorted as usual.
+  sort_pairs_host(keys, buffer.data() + 4, 4);
+  EXPECT_EQ(buffer, (std::vector<std::uint32_t>{2, 3, 4, 5, 8, 9, 0, 1}));
+  std::uint32_t indices[4] = {7, 7, 7, 7};
+  argsort_host(keys, indices, 0);  // n = 0: nothing to overlap, nothing written
+  EXPECT_EQ(indices[0], 7u);
+}
+
 }  // namespace
 }  // namespace bitonic
