@@ -84,15 +84,13 @@ def sort(x, *, descending=False, stable=False, dim=-1, out=None, inplace=False,
     _check_flags(fn, descending=descending, stable=stable, return_indices=return_indices)
     src = _keys(fn, x, dim)
     if not return_indices:
-        dst = _target(fn, src, x, out, inplace, "out")
-        dst = _materialise(fn, src, dst)
+        (dst,) = _materialise(fn, (src, _target(fn, src, x, out, inplace, "out")))
         _run(SORT, dst, None, descending, stable)
         return _finish(dst)[0]
     keys_out, index_out = _pair(fn, out, "(values, indices)")
     dst = _target(fn, src, x, keys_out, inplace, "out[0]")
-    index = _index_target(fn, src, index_out, "out[1]")
-    dst = _materialise(fn, src, dst)
-    index = _indices(fn, src, index, iota=True)
+    index = _indices(fn, src, _index_target(fn, src, index_out, "out[1]", iota=True), iota=True)
+    (dst,) = _materialise(fn, (src, dst))
     _run(SORT_PAIRS, dst, index, descending, stable)
     return SortResult(*_finish(dst, index))
 
@@ -116,7 +114,7 @@ def argsort(x, *, descending=False, stable=False, dim=-1, out=None):
     fn = "bitonic.argsort"
     _check_flags(fn, descending=descending, stable=stable)
     src = _keys(fn, x, dim)
-    index = _index_target(fn, src, out, "out")
+    index = _index_target(fn, src, out, "out", iota=False)
     if index is not None and index.x is x:
         raise ValueError(f"{fn}: out is x; the indices need an array of their own")
     index = _indices(fn, src, index, iota=False)
@@ -150,8 +148,7 @@ def sort_pairs(keys, values, *, descending=False, stable=False, dim=-1, out=None
     vdst = _target(fn, vsrc, values, values_out, inplace, "out[1]")
     if dst is not None and vdst is not None and dst.x is vdst.x:
         raise ValueError(f"{fn}: the keys and the values would be written to one array")
-    dst = _materialise(fn, src, dst)
-    vdst = _materialise(fn, vsrc, vdst)
+    dst, vdst = _materialise(fn, (src, dst), (vsrc, vdst))
     _run(SORT_PAIRS, dst, vdst, descending, stable)
     return PairsResult(*_finish(dst, vdst))
 
@@ -251,20 +248,27 @@ def _target(fn, src, x, out, inplace, name):
     return dst
 
 
-def _materialise(fn, src, dst):
-    """dst holding src's data: a new copy when dst is None, src copied into it otherwise."""
-    if dst is None:
-        dst = src.copy()
+def _materialise(fn, *pairs):
+    """For each (src, dst) of _target, dst holding src's data: a new copy when dst is None, src
+    copied into it otherwise. The new copies come first, so that a kind that cannot make one is
+    refused before any array of the caller's is written."""
+    made = []
+    for src, dst in pairs:
         if dst is None:
-            raise TypeError(f"{fn}: cannot make a new {src.kind}; pass inplace=True or out= (or "
-                            "use torch, cupy, jax, numba or numpy arrays)")
-    elif dst is not src:
-        src.copy_into(dst)
-    return dst
+            dst = src.copy()
+            if dst is None:
+                raise TypeError(f"{fn}: cannot make a new {src.kind}; pass inplace=True or out= "
+                                "(or use torch, cupy, jax, numba or numpy arrays)")
+        made.append(dst)
+    for src, dst in pairs:
+        if dst is not None and dst is not src:  # out=
+            src.copy_into(dst)
+    return made
 
 
-def _index_target(fn, src, out, name):
-    """The checked adapter of indices for src (out=), or None for a new one."""
+def _index_target(fn, src, out, name, iota):
+    """The checked adapter of indices for src (out=), or None for a new one; `iota`: the call
+    writes 0, 1, ... into it first (sort_pairs' values), which its kind must be able to do."""
     if out is None:
         return None
     dst = _arrays.wrap(out, fn)
@@ -275,6 +279,9 @@ def _index_target(fn, src, out, name):
     _check_same(fn, src, dst, name, "x", same_dtype=False)
     _check_writeable(fn, dst, name)
     _check_index_range(fn, src, dst.dtype)
+    if iota and not dst.writes_indices:
+        raise TypeError(f"{fn}: cannot write indices into a {dst.kind}; use torch, cupy, numba or "
+                        "numpy arrays")
     return dst
 
 

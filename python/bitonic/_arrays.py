@@ -80,6 +80,7 @@ class Adapter:
     contiguous = True
     writeable = True
     immutable = False  # JAX: arrays are values; in-place sorting of them is refused
+    writes_indices = False  # fill_iota works: the kinds whose library makes arrays (new, copy)
 
     def __init__(self, x):
         self.x = x
@@ -125,6 +126,7 @@ class Adapter:
 
 class NumpyArray(Adapter):
     kind = "numpy.ndarray"
+    writes_indices = True
 
     def __init__(self, x):
         super().__init__(x)
@@ -154,6 +156,7 @@ class NumpyArray(Adapter):
 
 class TorchTensor(Adapter):
     kind = "torch.Tensor"
+    writes_indices = True
     _dtypes = None
 
     def __init__(self, x):
@@ -212,6 +215,7 @@ class TorchTensor(Adapter):
 class CupyArray(Adapter):
     kind = "cupy.ndarray"
     device_type = "cuda"
+    writes_indices = True
 
     def __init__(self, x):
         super().__init__(x)
@@ -389,6 +393,7 @@ class CudaArrayInterface(Adapter):
         self._data, read_only = cai["data"]
         self.writeable = not read_only
         self._numba = type(x).__module__.startswith("numba")
+        self.writes_indices = self._numba
 
     def ptr(self):
         return self._data

@@ -157,6 +157,11 @@ def test_generic_host_producer():
     assert np.array_equal(indices, stable_order(x, descending=True))
     with pytest.raises(TypeError, match="cannot make an index array"):
         bitonic.argsort(HostDLPack(x))
+    keys_out = np.zeros_like(x)
+    with pytest.raises(TypeError, match="cannot write indices"):  # nothing written first
+        bitonic.sort(HostDLPack(x), return_indices=True,
+                     out=(HostDLPack(keys_out), HostDLPack(indices)))
+    assert not keys_out.any() and np.array_equal(indices, stable_order(x, descending=True))
 
 
 def test_torch_cpu_tensors():
