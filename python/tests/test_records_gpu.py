@@ -4,8 +4,6 @@ and against torch.sort/torch.argsort(stable=True) on NaN-free keys (CUDA torch.s
 with the sign bit first). Unstable results are checked as a permutation. Every test skips
 without a CUDA device or without its framework."""
 
-import time
-
 import numpy as np
 import pytest
 from conftest import (DTYPES, FLOATS, assert_records, bits, edge_sizes, gathered, make_keys,
@@ -143,20 +141,19 @@ def test_torch_records_on_a_side_stream(torch):
     host = make_keys(n, "float32")
     src = torch.from_numpy(host).cuda()
     x = torch.empty_like(src)
-    bitonic.argsort(src)  # kernels loaded outside what follows
+    for _ in range(2):  # kernels loaded and the caching allocator warm before what follows
+        bitonic.sort_pairs(src, bitonic.sort(src, return_indices=True).indices, stable=True)
+        bitonic.argsort(src)
     torch.cuda.synchronize()
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
         torch.cuda._sleep(200_000_000)  # ~0.1 s of spinning on `stream` only
         x.copy_(src)  # on `stream` after the spin: work on another stream would race it
-        start = time.perf_counter()
         i = bitonic.argsort(x)
         values, indices = bitonic.sort(x, return_indices=True)
         keys, moved = bitonic.sort_pairs(x, i, stable=True)
-        elapsed = time.perf_counter() - start
         still_busy = not stream.query()
     assert still_busy, "the stream finished during the calls: did a call wait for it?"
-    assert elapsed < 0.05, f"the calls took {elapsed:.3f} s: did one wait for the stream?"
     stream.synchronize()
     want = stable_order(host)
     assert np.array_equal(i.cpu().numpy(), want)
