@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <initializer_list>
@@ -39,6 +40,42 @@ std::vector<std::uint64_t> stable_order(const std::vector<Key>& keys, order dire
                                          : descending_less{}(keys[a], keys[b]);
   });
   return idx;
+}
+
+//! Success when keys/positions are the records of `input` (a record's value: its position in
+//! input) sorted in `direction`, each key beside its own position's bits and every position once;
+//! and, when `exact` is given (a stable sort: stable_order's result), exactly in that order.
+template <class Key, class Position>
+::testing::AssertionResult sorted_records(const std::vector<Key>& keys,
+                                          const std::vector<Position>& positions,
+                                          const std::vector<Key>& input, order direction,
+                                          const std::vector<std::uint64_t>* exact) {
+  const std::size_t n = input.size();
+  if (keys.size() != n || positions.size() != n) {
+    return ::testing::AssertionFailure() << keys.size() << " keys and " << positions.size()
+                                         << " positions for " << n << " records";
+  }
+  std::vector<bool> seen(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t from = positions[i];
+    if (from >= n || seen[from]) {
+      return ::testing::AssertionFailure()
+             << "position " << from << " at " << i << " repeated or no record's";
+    }
+    seen[from] = true;
+    if (exact != nullptr && (*exact)[i] != from) {
+      return ::testing::AssertionFailure()
+             << "record " << from << " at " << i << ", the stable order has " << (*exact)[i];
+    }
+    if (std::memcmp(&keys[i], &input[from], sizeof(Key)) != 0) {
+      return ::testing::AssertionFailure() << "key at " << i << " is not its position's key";
+    }
+    const bool out_of_order =
+        i > 0 && (direction == order::ascending ? ascending_less{}(keys[i], keys[i - 1])
+                                                : descending_less{}(keys[i], keys[i - 1]));
+    if (out_of_order) return ::testing::AssertionFailure() << "keys out of order at " << i;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 using key_types =

@@ -175,11 +175,12 @@ std::size_t argsort_workspace_bytes(std::size_t n, const options& opt = {});
 //! memory the call may use (opt.max_device_bytes, or what is free), they pass through sort_host's
 //! staging buffers to the device, sort_pairs sorts them (stable when opt.stable) and they come
 //! back; device memory is allocated and freed within the call. Otherwise (no GPU, or too large)
-//! the CPU sorts them: positions by key with std::stable_sort (always stable; single-threaded,
-//! 8 bytes a record of extra host memory), then gathers. Throws bitonic::error on null pointers
-//! with n > 0, bad options, failing CUDA calls or allocations; the data are untouched when the
-//! error comes before the results are copied back. Complexity: as sort_pairs, plus O(n)
-//! transfers; on the CPU O(n log n) comparisons.
+//! the CPU sorts them: positions by key with std::stable_sort (always stable; single-threaded),
+//! then gathers (extra host memory: 8 bytes a record, and a copy of the array being gathered).
+//! Preconditions: the arrays hold n elements each and do not overlap. Throws bitonic::error on null
+//! pointers with n > 0, overlapping arrays, bad options, failing CUDA calls or allocations; the
+//! data are untouched when the error comes before the results are copied back. Complexity: as
+//! sort_pairs, plus O(n) transfers; on the CPU O(n log n) comparisons.
 template <class Key, class Value>
 void sort_pairs_host(Key* h_keys, Value* h_values, std::size_t n, const options& opt = {});
 

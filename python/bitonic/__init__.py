@@ -1,113 +1,162 @@
 """bitonic — sort PyTorch, CuPy, JAX, numba and NumPy arrays on NVIDIA GPUs with bitonic sorting
 networks, without copies: a thin layer over the C++ library's public API (include/bitonic/).
 
-Keys-only ``sort`` for now; ``argsort``, ``sort_pairs``, ``topk`` and ``sort_segments`` follow as
-their C++ entry points land.
+``sort`` (keys, or keys and their indices), ``argsort`` and ``sort_pairs`` (keys with values);
+``topk`` and ``sort_segments`` follow as their C++ entry points land.
 """
 
+from collections import namedtuple
+
 from . import _arrays, _core
+from ._arrays import ARGSORT, SORT, SORT_PAIRS
 from ._core import Error
 
 __version__ = "0.1.0"
-__all__ = ["sort", "workspace_bytes", "gpu_available", "release_cached_memory",
-           "cached_memory_bytes", "Error", "DTYPES"]
+__all__ = ["sort", "argsort", "sort_pairs", "SortResult", "PairsResult", "workspace_bytes",
+           "gpu_available", "release_cached_memory", "cached_memory_bytes", "Error", "DTYPES"]
 
 #: The key types sort accepts, as NumPy names them (those the C++ library is precompiled for).
 DTYPES = _arrays.DTYPES
 
+#: ``sort(x, return_indices=True)``'s result, as ``torch.sort``'s: the sorted keys and, for each,
+#: its position in its row of x.
+SortResult = namedtuple("SortResult", ["values", "indices"])
+#: ``sort_pairs``' result: the sorted keys and the values that moved with them.
+PairsResult = namedtuple("PairsResult", ["keys", "values"])
 
-def sort(x, *, descending=False, stable=False, dim=-1, out=None, inplace=False):
-    """Sorts `x` along its last axis and returns an array of the same kind.
+_COMMON_DOC = """
+    Arrays: a torch.Tensor, cupy.ndarray, jax.Array or numba device array in CUDA device (or
+        managed) memory: zero copies, through the library's own attributes (torch, cupy), DLPack
+        (jax and any ``__dlpack__`` producer, with the protocol's stream argument) or the CUDA
+        Array Interface (numba and any other producer of it). A numpy.ndarray, or any array in
+        host memory, goes through the C++ host forms (``sort_host``, ``sort_pairs_host``,
+        ``argsort_host``: the GPU when there is one, the CPU otherwise; synchronous). Results are
+        of the input's kind. Key types: int32, uint32, int64, uint64, float32, float64.
+        C-contiguous, at least 1-d; sorted along the last axis (dim=-1 or x.ndim - 1), each row
+        one C++ call on the same stream until the segmented sort (issue 21) lands.
 
-    x: a torch.Tensor, cupy.ndarray, jax.Array or numba device array in CUDA device (or managed)
-        memory: zero copies, through the library's own attributes (torch, cupy), DLPack (jax and
-        any ``__dlpack__`` producer, with the protocol's stream argument) or the CUDA Array
-        Interface (numba and any other producer of it). A numpy.ndarray, or any array in host
-        memory, goes through the C++ ``sort_host`` (the GPU when there is one, the CPU otherwise).
-        Key types: int32, uint32, int64, uint64, float32, float64. C-contiguous, at least 1-d.
-    descending: largest first.
-    stable: equal keys keep their order. Integer keys that compare equal are the same value, so
-        for them any sort is stable; for float keys (-0.0 and +0.0 compare equal, so do NaNs with
-        different payloads) NotImplementedError until the C++ library's stable option (issue 20).
-    dim: the axis to sort along: only the last one (-1 or x.ndim - 1). Rows of an n-d array are
-        sorted one C++ call each, on the same stream, until the segmented sort (issue 21) lands.
-    out: an array of x's kind, shape, dtype and device to write the sorted keys to (may be x).
-    inplace: sort x itself and return it (not for jax.Array: JAX arrays are immutable).
-
-    Returns the sorted array: by default a new one (a device copy of x made with x's library on
-    the caller's stream, then sorted in place); `out` or `x` itself when asked.
-
-    Order: floats by a total order: -NaN < -inf < ... < -0.0 == +0.0 < ... < +inf < NaN, so NaNs
-    come last ascending and first descending (as numpy.sort and torch.sort put them ascending).
+    Order: floats by a total order: -inf < ... < -0.0 == +0.0 < ... < +inf < NaN (NaNs of either
+    sign, all equivalent), so NaNs come last ascending and first descending (as numpy.sort puts
+    them ascending).
+    Stable: equal keys (for floats also -0.0 and +0.0, and NaNs of any sign and payload) keep their
+    input order, as numpy's kind="stable" and torch's stable=True; otherwise they end in any
+    order of theirs.
 
     Streams and memory: the work is enqueued on the caller's current stream
     (torch.cuda.current_stream(), CuPy's current stream; for numba the stream its array interface
     names, else the legacy default stream) and the call returns without waiting, with no
     device-wide sync; for JAX and other DLPack producers, which have no current stream to share,
-    the call waits for the stream it used. Scratch (past one L2 block of keys: n keys) comes from
-    the caller's framework allocator (a torch or cupy uint8 array), else from the library's own
-    memory pool (release_cached_memory gives it back). No autograd: the result does not require
-    grad.
+    the call waits for the stream it used. New arrays (copies, indices) are made by the input's
+    library on that stream. Scratch comes from the caller's framework allocator (a torch or cupy
+    uint8 array, so a torch.cuda.graph capture takes it from the graph's pool), else from the
+    library's own memory pool (release_cached_memory gives it back). No autograd: results do not
+    require grad.
 
     Raises TypeError (not an array, unsupported key type such as bool, complex, float16 or
     object, ``out`` of another kind) or ValueError (0-d, another dim, not C-contiguous, not on a
-    CUDA device or the host, read-only for in-place, ``out`` of another shape/dtype/device)
+    CUDA device or the host, read-only where written, ``out`` of another shape/dtype/device)
     before anything is written; bitonic.Error (a RuntimeError) for failures of the C++ library.
+"""
+
+
+def sort(x, *, descending=False, stable=False, dim=-1, out=None, inplace=False,
+         return_indices=False):
+    """Sorts `x` along its last axis and returns an array of the same kind; with
+    ``return_indices=True`` a ``SortResult(values, indices)`` as ``torch.sort`` returns.
+
+    descending: largest first.
+    stable: equal keys keep their order (see below). Integer keys that compare equal are the same
+        value, so for them only the indices can tell; float keys take the C++ stable sort (an
+        argsort and a gather: about twice a plain sort's time).
+    dim: the axis to sort along: only the last one.
+    out: an array of x's kind, shape, dtype and device to write the sorted keys to (may be x);
+        with return_indices a pair (values, indices) of such arrays, the indices of an integer
+        dtype (int64, int32, uint64 or uint32) of x's shape.
+    inplace: sort x itself and return it (not for jax.Array: JAX arrays are immutable).
+    return_indices: also return, for each sorted key, its position in its row of x (int64, as
+        torch.sort; int32 for JAX without jax_enable_x64, as jnp.argsort): the C++ sort_pairs of
+        the keys with their positions.
+
+    Returns the sorted array: by default a new one (a device copy of x made with x's library on
+    the caller's stream, then sorted in place); `out` or `x` itself when asked.
     """
-    src = _arrays.wrap(x)
-    _check_keys(src, "x", dim)
-    dtype = src.dtype
-    if stable and dtype in _arrays.FLOATS:
-        raise NotImplementedError(
-            "bitonic.sort(stable=True) with float keys needs the C++ library's stable option "
-            "(issue 20): -0.0/+0.0 and NaNs with different payloads compare equal")
-    if descending not in (True, False):  # bool, numpy.bool_, 0 or 1
-        raise TypeError(f"bitonic.sort: descending must be a bool, got {descending!r}")
-    if inplace and out is not None:
-        raise ValueError("bitonic.sort: pass inplace=True or out=, not both")
+    fn = "bitonic.sort"
+    _check_flags(fn, descending=descending, stable=stable, return_indices=return_indices)
+    src = _keys(fn, x, dim)
+    if not return_indices:
+        (dst,) = _materialise(fn, (src, _target(fn, src, x, out, inplace, "out")))
+        _run(SORT, dst, None, descending, stable)
+        return _finish(dst)[0]
+    keys_out, index_out = _pair(fn, out, "(values, indices)")
+    dst = _target(fn, src, x, keys_out, inplace, "out[0]")
+    index = _indices(fn, src, _index_target(fn, src, index_out, "out[1]", iota=True), iota=True)
+    (dst,) = _materialise(fn, (src, dst))
+    _run(SORT_PAIRS, dst, index, descending, stable)
+    return SortResult(*_finish(dst, index))
 
-    if inplace:
-        if src.immutable:
-            raise TypeError(f"bitonic.sort: a {src.kind} is immutable; sort it out of place")
-        if not src.writeable:
-            raise ValueError(f"bitonic.sort: the {src.kind} is read-only; cannot sort in place")
-        dst = src
-    elif out is not None:
-        dst = src if out is x else _arrays.wrap(out)
-        if dst is not src:
-            _check_out(src, dst)
-    else:
-        dst = None
 
-    shape = src.shape
-    n = shape[-1]
-    rows = _product(shape[:-1])
-    code = _arrays.CODES[dtype]
-    on_device = src.device_type == "cuda"
-    stream = src.stream() if on_device else 0
+def argsort(x, *, descending=False, stable=False, dim=-1, out=None):
+    """The positions that sort `x` along its last axis, as an array of x's kind: x[..., i[0]],
+    x[..., i[1]], ... is sorted (as ``torch.argsort`` and ``numpy.argsort``). x is not changed
+    (a read-only or JAX array is fine).
 
-    if dst is None:
-        dst = src.copy()
-        if dst is None:
-            raise TypeError(f"bitonic.sort: cannot make a new {src.kind}; pass inplace=True or "
-                            "out= (or use torch, cupy, jax, numba or numpy arrays)")
-    elif dst is not src:
-        src.copy_into(dst)
+    descending: largest first.
+    stable: accepted for torch's and numpy's signatures; the result is always stable (equal keys
+        in ascending positions), as the C++ argsort is.
+    dim: the axis to sort along: only the last one.
+    out: an integer array of x's kind, shape and device for the indices: int64 or uint64 (any
+        size), int32 (rows up to 2^31 keys) or uint32 (up to 2^32).
 
-    if n > 1 and rows > 0:
-        if on_device:
-            ws_ptr, ws_bytes, owner = 0, 0, None
-            need = _core.workspace_bytes(n, code, dst.device)
-            if need:
-                provided = dst.workspace(need)
-                if provided is not None:
-                    (ws_ptr, owner), ws_bytes = provided, need
-            _core.sort_device(dst.ptr(), rows, n, code, descending, stream, ws_ptr, ws_bytes,
-                              dst.device)
-            del owner  # freed into its allocator after the sort was enqueued: stream-ordered
-        else:
-            _core.sort_host(dst.ptr(), rows, n, code, descending)
-    return dst.finish(stream) if on_device else dst.x
+    Returns the indices: int64 (torch's and numpy's index type; int32 for JAX without
+    jax_enable_x64, as jnp.argsort), or `out`. The C++ argsort writes them as 64-bit (or 32-bit)
+    unsigned positions into that memory.
+    """
+    fn = "bitonic.argsort"
+    _check_flags(fn, descending=descending, stable=stable)
+    src = _keys(fn, x, dim)
+    index = _index_target(fn, src, out, "out", iota=False)
+    if index is not None and index.x is x:
+        raise ValueError(f"{fn}: out is x; the indices need an array of their own")
+    index = _indices(fn, src, index, iota=False)
+    _run(ARGSORT, src, index, descending, stable, sorts_rows_of_one=True)
+    return _finish(src, index)[1]
+
+
+def sort_pairs(keys, values, *, descending=False, stable=False, dim=-1, out=None,
+               inplace=False):
+    """Sorts (key, value) records by key along the last axis: both arrays end in the order of the
+    keys (the C++ sort_pairs). Returns ``PairsResult(keys, values)`` of the inputs' kind.
+
+    keys, values: arrays of the same kind, shape and device; the values of any of the key types
+        (they move as bits).
+    descending: largest key first.
+    stable: records with equal keys keep their input order; otherwise they end in any order of
+        theirs (faster: 4-byte keys with 4-byte values sort as one 64-bit word each).
+    dim: the axis to sort along: only the last one.
+    out: a pair (keys_out, values_out) of arrays like keys and values to write the result to (may
+        be keys and values themselves).
+    inplace: sort keys and values themselves and return them (not for jax.Array).
+    """
+    fn = "bitonic.sort_pairs"
+    _check_flags(fn, descending=descending, stable=stable)
+    src = _keys(fn, keys, dim, "keys")
+    vsrc = _arrays.wrap(values, fn)
+    _check_array(fn, vsrc, "values", -1)
+    _check_same(fn, src, vsrc, "values", "keys", same_dtype=False)
+    keys_out, values_out = _pair(fn, out, "(keys, values)")
+    dst = _target(fn, src, keys, keys_out, inplace, "out[0]")
+    vdst = _target(fn, vsrc, values, values_out, inplace, "out[1]")
+    if dst is not None and vdst is not None and dst.x is vdst.x:
+        raise ValueError(f"{fn}: the keys and the values would be written to one array")
+    dst, vdst = _materialise(fn, (src, dst), (vsrc, vdst))
+    _run(SORT_PAIRS, dst, vdst, descending, stable)
+    return PairsResult(*_finish(dst, vdst))
+
+
+for _f in (sort, argsort, sort_pairs):
+    if _f.__doc__:  # None under python -OO
+        _f.__doc__ += _COMMON_DOC
+del _f
 
 
 def _product(values):
@@ -117,49 +166,210 @@ def _product(values):
     return result
 
 
-def _check_keys(a, name, dim):
-    """TypeError/ValueError for what sort cannot take; runs before anything is written."""
+def _check_flags(fn, **flags):
+    for name, value in flags.items():
+        if value not in (True, False):  # bool, numpy.bool_, 0 or 1
+            raise TypeError(f"{fn}: {name} must be a bool, got {value!r}")
+
+
+def _keys(fn, x, dim, name="x"):
+    src = _arrays.wrap(x, fn)
+    _check_array(fn, src, name, dim)
+    return src
+
+
+def _check_array(fn, a, name, dim):
+    """TypeError/ValueError for what the sorts cannot take; runs before anything is written."""
     if a.dtype is None:
-        raise TypeError(f"bitonic.sort: {name} has dtype {a.dtype_repr}; supported key types: "
+        raise TypeError(f"{fn}: {name} has dtype {a.dtype_repr}; supported key types: "
                         f"{', '.join(_arrays.DTYPES)}")
     ndim = len(a.shape)
     if ndim == 0:
-        raise ValueError(f"bitonic.sort: {name} is 0-d; a sort needs at least one axis")
+        raise ValueError(f"{fn}: {name} is 0-d; a sort needs at least one axis")
     if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"bitonic.sort: dim must be an int, got {dim!r}")
+        raise TypeError(f"{fn}: dim must be an int, got {dim!r}")
     if dim not in (-1, ndim - 1):
-        raise ValueError(f"bitonic.sort: sorts along the last axis only (dim=-1 or {ndim - 1} "
-                         f"for {name} of {ndim} dims), got dim={dim}; move that axis last and "
-                         "make the array contiguous first")
+        raise ValueError(f"{fn}: sorts along the last axis only (dim=-1 or {ndim - 1} for "
+                         f"{name} of {ndim} dims), got dim={dim}; move that axis last and make "
+                         "the array contiguous first")
     if not a.contiguous:
-        raise ValueError(f"bitonic.sort: {name} is not C-contiguous; pass a contiguous copy "
+        raise ValueError(f"{fn}: {name} is not C-contiguous; pass a contiguous copy "
                          "(x.contiguous(), cupy.ascontiguousarray, numpy.ascontiguousarray)")
     if a.device_type not in ("cuda", "cpu"):
-        raise ValueError(f"bitonic.sort: {name} is on {a.device_type}; bitonic sorts CUDA "
-                         "device memory or host memory")
+        raise ValueError(f"{fn}: {name} is on {a.device_type}; bitonic sorts CUDA device memory "
+                         "or host memory")
 
 
-def _check_out(src, dst):
-    if type(dst) is not type(src) or dst.kind != src.kind:
-        raise TypeError(f"bitonic.sort: out must be a {src.kind} like x, got a {dst.kind}")
-    _check_keys(dst, "out", -1)
-    if dst.dtype != src.dtype or tuple(dst.shape) != tuple(src.shape):
-        raise ValueError(f"bitonic.sort: out has {dst.dtype_repr} {tuple(dst.shape)}, x has "
+def _check_same(fn, src, other, name, like, same_dtype=True):
+    """`other` (named `name`) is of src's kind, shape and device, and dtype when same_dtype."""
+    if type(other) is not type(src) or other.kind != src.kind:
+        raise TypeError(f"{fn}: {name} must be a {src.kind} like {like}, got a {other.kind}")
+    if tuple(other.shape) != tuple(src.shape) or (same_dtype and other.dtype != src.dtype):
+        raise ValueError(f"{fn}: {name} has {other.dtype_repr} {tuple(other.shape)}, {like} has "
                          f"{src.dtype_repr} {tuple(src.shape)}; they must match")
-    if (dst.device_type, dst.device) != (src.device_type, src.device):
-        raise ValueError(f"bitonic.sort: out is on {dst.device_type}:{dst.device}, x on "
+    if (other.device_type, other.device) != (src.device_type, src.device):
+        raise ValueError(f"{fn}: {name} is on {other.device_type}:{other.device}, {like} on "
                          f"{src.device_type}:{src.device}; they must be on the same device")
-    if dst.immutable or not dst.writeable:
-        raise ValueError(f"bitonic.sort: out (a {dst.kind}) is read-only")
 
 
-def workspace_bytes(n, dtype="float32", device=-1):
-    """Bytes of scratch a sort of `n` keys of `dtype` needs on `device` (-1: the current one) so
-    that it allocates nothing; 0 where it sorts in place. Needs a CUDA device."""
-    if dtype not in _arrays.CODES:
-        raise TypeError(f"bitonic.workspace_bytes: dtype {dtype!r}; supported: "
-                        f"{', '.join(_arrays.DTYPES)}")
-    return _core.workspace_bytes(n, _arrays.CODES[dtype], device)
+def _check_writeable(fn, a, name):
+    if a.immutable:
+        raise TypeError(f"{fn}: a {a.kind} is immutable; sort it out of place")
+    if not a.writeable:
+        raise ValueError(f"{fn}: {name} (a {a.kind}) is read-only")
+
+
+def _pair(fn, out, names):
+    """out= of a call that writes two arrays: None, or a pair of them."""
+    if out is None:
+        return None, None
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"{fn}: out must be a pair {names}, got {type(out).__name__}")
+    return out
+
+
+def _target(fn, src, x, out, inplace, name):
+    """The checked adapter a sort writes src's data to: src itself (inplace), out's, or None (a
+    new copy, made by _materialise once every check has passed)."""
+    if inplace and out is not None:
+        raise ValueError(f"{fn}: pass inplace=True or out=, not both")
+    if inplace:
+        _check_writeable(fn, src, "the array")
+        return src
+    if out is None:
+        return None
+    if out is x:
+        dst = src
+    else:
+        dst = _arrays.wrap(out, fn)
+        _check_array(fn, dst, name, -1)
+        _check_same(fn, src, dst, name, "its input")
+    _check_writeable(fn, dst, name)
+    return dst
+
+
+def _materialise(fn, *pairs):
+    """For each (src, dst) of _target, dst holding src's data: a new copy when dst is None, src
+    copied into it otherwise. The new copies come first, so that a kind that cannot make one is
+    refused before any array of the caller's is written."""
+    made = []
+    for src, dst in pairs:
+        if dst is None:
+            dst = src.copy()
+            if dst is None:
+                raise TypeError(f"{fn}: cannot make a new {src.kind}; pass inplace=True or out= "
+                                "(or use torch, cupy, jax, numba or numpy arrays)")
+        made.append(dst)
+    for src, dst in pairs:
+        if dst is not None and dst is not src:  # out=
+            src.copy_into(dst)
+    return made
+
+
+def _index_target(fn, src, out, name, iota):
+    """The checked adapter of indices for src (out=), or None for a new one; `iota`: the call
+    writes 0, 1, ... into it first (sort_pairs' values), which its kind must be able to do."""
+    if out is None:
+        return None
+    dst = _arrays.wrap(out, fn)
+    if dst.dtype not in _arrays.INDEX_DTYPES:
+        raise TypeError(f"{fn}: {name} has dtype {dst.dtype_repr}; indices are "
+                        f"{', '.join(_arrays.INDEX_DTYPES)}")
+    _check_array(fn, dst, name, -1)
+    _check_same(fn, src, dst, name, "x", same_dtype=False)
+    _check_writeable(fn, dst, name)
+    _check_index_range(fn, src, dst.dtype)
+    if iota and not dst.writes_indices:
+        raise TypeError(f"{fn}: cannot write indices into a {dst.kind}; use torch, cupy, numba or "
+                        "numpy arrays")
+    return dst
+
+
+def _check_index_range(fn, src, dtype):
+    limit = _arrays.INDEX_DTYPES[dtype][1]
+    if src.shape[-1] > limit:
+        raise ValueError(f"{fn}: rows of {src.shape[-1]} keys have positions past {dtype}")
+
+
+def _indices(fn, src, dst, iota):
+    """dst (out=), or a new index array of src's kind; 0, 1, ... in each row when `iota` (the
+    values sort_pairs moves with the keys)."""
+    if dst is None:
+        dtype = src.index_dtype()
+        _check_index_range(fn, src, dtype)
+        dst = src.new(tuple(src.shape), dtype, iota)
+        if dst is None:
+            raise TypeError(f"{fn}: cannot make an index array of a {src.kind}; pass out= (or "
+                            "use torch, cupy, jax, numba or numpy arrays)")
+    elif iota:
+        dst.fill_iota()
+    return dst
+
+
+def _run(op, keys, second, descending, stable, sorts_rows_of_one=False):
+    """The C++ entry point `op` on every row of keys (and of second: values or indices), on the
+    keys' stream with scratch from their framework's allocator where it has one."""
+    shape = keys.shape
+    n = shape[-1]
+    rows = _product(shape[:-1])
+    if rows == 0 or n < (1 if sorts_rows_of_one else 2):
+        return
+    key_code = _arrays.CODES[keys.dtype]
+    if second is None:
+        second_ptr, second_code = 0, key_code
+    else:
+        second_ptr = second.ptr()
+        second_code = _arrays.CODES[second.dtype]
+        if op == ARGSORT:
+            second_code = _arrays.CODES[_arrays.INDEX_DTYPES[second.dtype][0]]
+    if keys.device_type != "cuda":
+        _core.run(op, False, keys.ptr(), second_ptr, rows, n, key_code, second_code, descending,
+                  stable, 0, 0, 0, -1)
+        return
+    stream = keys.stream()
+    ws_ptr, ws_bytes, owner = 0, 0, None
+    need = _core.workspace_bytes(op, n, key_code, second_code, stable, keys.device)
+    if need:
+        provided = keys.workspace(need)
+        if provided is not None:
+            (ws_ptr, owner), ws_bytes = provided, need
+    _core.run(op, True, keys.ptr(), second_ptr, rows, n, key_code, second_code, descending,
+              stable, stream, ws_ptr, ws_bytes, keys.device)
+    del owner  # freed into its allocator after the sort was enqueued: stream-ordered
+
+
+def _finish(*arrays):
+    """The arrays to hand back, once the work is enqueued on the first one's stream (JAX and
+    other DLPack producers: finished)."""
+    first = arrays[0]
+    if first.device_type != "cuda":
+        return tuple(a.x for a in arrays)
+    stream = first.stream()
+    return tuple(a.finish(stream) for a in arrays)
+
+
+def workspace_bytes(n, dtype="float32", device=-1, *, stable=False, values=None, indices=None):
+    """Bytes of scratch a call on `n` keys of `dtype` needs on `device` (-1: the current one) so
+    that it allocates nothing; 0 where it sorts in place. By default for ``sort``; with
+    ``values=`` a dtype, for ``sort_pairs`` with values of it (and ``sort(return_indices=True)``
+    with values="int64"); with ``indices=`` "int64" or "int32" (or unsigned), for ``argsort``.
+    Needs a CUDA device."""
+    op, second = SORT, dtype
+    if values is not None and indices is not None:
+        raise TypeError("bitonic.workspace_bytes: values= or indices=, not both")
+    if values is not None:
+        op, second = SORT_PAIRS, values
+    elif indices is not None:
+        if indices not in _arrays.INDEX_DTYPES:
+            raise TypeError(f"bitonic.workspace_bytes: indices {indices!r}; supported: "
+                            f"{', '.join(_arrays.INDEX_DTYPES)}")
+        op, second = ARGSORT, _arrays.INDEX_DTYPES[indices][0]
+    for name in (dtype, second):
+        if name not in _arrays.CODES:
+            raise TypeError(f"bitonic.workspace_bytes: dtype {name!r}; supported: "
+                            f"{', '.join(_arrays.DTYPES)}")
+    return _core.workspace_bytes(op, n, _arrays.CODES[dtype], _arrays.CODES[second], stable,
+                                 device)
 
 
 def gpu_available():

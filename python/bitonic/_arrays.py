@@ -1,5 +1,6 @@
 """What bitonic needs of an array, whatever library made it: its data pointer, shape, key type,
-device, the caller's current stream, a copy of the same kind, and scratch from its allocator.
+device, the caller's current stream, a copy of the same kind, new arrays of the same kind (for
+indices), and scratch from its allocator.
 
 One adapter per kind. PyTorch and CuPy are read through their own attributes (``data_ptr()``,
 ``.data.ptr``: the same zero-copy pointers DLPack hands out, at a fraction of the cost a call);
@@ -17,6 +18,13 @@ from . import _core
 DTYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 CODES = {name: code for code, name in enumerate(DTYPES)}
 FLOATS = frozenset({"float32", "float64"})
+#: The C++ entry points by _core's operation codes.
+OPS = ("sort", "sort_pairs", "argsort")
+SORT, SORT_PAIRS, ARGSORT = range(len(OPS))
+#: Index dtypes argsort writes (C++ uint32_t/uint64_t indices, whose bits they share below 2^31 and
+#: 2^63), with the largest row length each can index.
+INDEX_DTYPES = {"int64": ("uint64", 1 << 63), "uint64": ("uint64", 1 << 64),
+                "int32": ("uint32", 1 << 31), "uint32": ("uint32", 1 << 32)}
 
 # DLPack device types (dlpack.h): host-readable ones go through sort_host, device ones through sort.
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
@@ -54,6 +62,11 @@ def _c_contiguous(shape, strides, itemsize):
     return True
 
 
+def _iota(np, shape, dtype):
+    """A host array of `shape` with 0, 1, ..., shape[-1] - 1 in every row."""
+    return np.broadcast_to(np.arange(shape[-1], dtype=dtype), shape).copy()
+
+
 class Adapter:
     """The common face of an array. Subclasses fill the attributes in __init__ (no side effects:
     an input that fails a check is never touched) and implement the methods they support."""
@@ -67,6 +80,7 @@ class Adapter:
     contiguous = True
     writeable = True
     immutable = False  # JAX: arrays are values; in-place sorting of them is refused
+    writes_indices = False  # fill_iota works: the kinds whose library makes arrays (new, copy)
 
     def __init__(self, x):
         self.x = x
@@ -90,6 +104,21 @@ class Adapter:
         owner kept alive until the sort is enqueued; None: the library's pool provides it."""
         return None
 
+    def index_dtype(self):
+        """The dtype this kind's own argsort returns (int64, as torch and numpy do)."""
+        return "int64"
+
+    def new(self, shape, dtype, iota=False):
+        """A new C-contiguous array of this kind, shape and dtype on the same device, made on
+        stream(): uninitialised, or with 0, 1, ..., shape[-1] - 1 in every row when `iota`.
+        None: this kind cannot make one."""
+        return None
+
+    def fill_iota(self):
+        """Writes 0, 1, ..., n - 1 into every row of this array, on stream()."""
+        raise TypeError(f"bitonic: cannot write indices into a {self.kind}; use torch, cupy, "
+                        "jax, numba or numpy arrays")
+
     def finish(self, stream):
         """Called after the sort is enqueued on `stream`; returns the array to give back."""
         return self.x
@@ -97,6 +126,7 @@ class Adapter:
 
 class NumpyArray(Adapter):
     kind = "numpy.ndarray"
+    writes_indices = True
 
     def __init__(self, x):
         super().__init__(x)
@@ -116,9 +146,17 @@ class NumpyArray(Adapter):
     def copy_into(self, out):
         _module("numpy").copyto(out.x, self.x)
 
+    def new(self, shape, dtype, iota=False):
+        np = _module("numpy")
+        return NumpyArray(_iota(np, shape, dtype) if iota else np.empty(shape, dtype=dtype))
+
+    def fill_iota(self):
+        self.x[...] = _module("numpy").arange(self.shape[-1], dtype=self.x.dtype)
+
 
 class TorchTensor(Adapter):
     kind = "torch.Tensor"
+    writes_indices = True
     _dtypes = None
 
     def __init__(self, x):
@@ -154,6 +192,19 @@ class TorchTensor(Adapter):
     def copy_into(self, out):
         out.x.detach().copy_(self.x)
 
+    def new(self, shape, dtype, iota=False):
+        torch = _module("torch")
+        kind = getattr(torch, dtype)
+        if iota:  # expand: a view; contiguous: one copy on the current stream (none for 1-d)
+            row = torch.arange(shape[-1], dtype=kind, device=self.x.device)
+            return TorchTensor(row.expand(shape).contiguous())
+        return TorchTensor(torch.empty(shape, dtype=kind, device=self.x.device))
+
+    def fill_iota(self):
+        torch = _module("torch")
+        self.x.detach().copy_(torch.arange(self.shape[-1], dtype=self.x.dtype,
+                                           device=self.x.device))
+
     def workspace(self, nbytes):
         # The caching allocator hands out memory ordered on the current stream, where the sort
         # runs; when `owner` dies the block is reused on that stream only after the sort.
@@ -164,6 +215,7 @@ class TorchTensor(Adapter):
 class CupyArray(Adapter):
     kind = "cupy.ndarray"
     device_type = "cuda"
+    writes_indices = True
 
     def __init__(self, x):
         super().__init__(x)
@@ -194,6 +246,19 @@ class CupyArray(Adapter):
     def copy_into(self, out):
         with self._on_device():
             _module("cupy").copyto(out.x, self.x)
+
+    def new(self, shape, dtype, iota=False):
+        cupy = _module("cupy")
+        with self._on_device():
+            if iota:
+                row = cupy.arange(shape[-1], dtype=dtype)
+                return CupyArray(cupy.ascontiguousarray(cupy.broadcast_to(row, shape)))
+            return CupyArray(cupy.empty(shape, dtype=dtype))
+
+    def fill_iota(self):
+        cupy = _module("cupy")
+        with self._on_device():
+            self.x[...] = cupy.arange(self.shape[-1], dtype=self.x.dtype)
 
     def workspace(self, nbytes):
         cupy = _module("cupy")
@@ -286,9 +351,25 @@ class JaxArray(DLPackArray):
         return self._info[0]
 
     def copy(self):
-        copied = JaxArray(_module("jax.numpy").copy(self.x))
-        copied.writeable = True  # a buffer nobody else holds: ours to sort
-        return copied
+        return self._ours(_module("jax.numpy").copy(self.x))
+
+    @staticmethod
+    def _ours(x):
+        made = JaxArray(x)
+        made.writeable = True  # a buffer nobody else holds: ours to write
+        return made
+
+    def index_dtype(self):
+        # jnp.argsort's: int64 with jax_enable_x64, else int32 (JAX has no 64-bit arrays then).
+        return str(_module("jax").dtypes.canonicalize_dtype("int64"))
+
+    def new(self, shape, dtype, iota=False):
+        jnp = _module("jax.numpy")
+        with _module("jax").default_device(self.x.devices().pop()):
+            if iota:
+                return self._ours(jnp.copy(jnp.broadcast_to(jnp.arange(shape[-1], dtype=dtype),
+                                                            shape)))
+            return self._ours(jnp.zeros(shape, dtype=dtype))
 
 
 class CudaArrayInterface(Adapter):
@@ -312,6 +393,7 @@ class CudaArrayInterface(Adapter):
         self._data, read_only = cai["data"]
         self.writeable = not read_only
         self._numba = type(x).__module__.startswith("numba")
+        self.writes_indices = self._numba
 
     def ptr(self):
         return self._data
@@ -333,8 +415,21 @@ class CudaArrayInterface(Adapter):
             return super().copy_into(out)
         out.x.copy_to_device(self.x)
 
+    def new(self, shape, dtype, iota=False):
+        if not self._numba:
+            return None
+        np, cuda = _module("numpy"), _module("numba.cuda")
+        if iota:  # synchronous copies on the legacy default stream, as copy() makes
+            return CudaArrayInterface(cuda.to_device(_iota(np, shape, dtype)))
+        return CudaArrayInterface(cuda.device_array(shape, dtype=dtype))
 
-def wrap(x):
+    def fill_iota(self):
+        if not self._numba:
+            return super().fill_iota()
+        self.x.copy_to_device(_iota(_module("numpy"), self.shape, self.x.dtype))
+
+
+def wrap(x, caller="bitonic.sort"):
     """The adapter for `x`; TypeError naming what is accepted when there is none."""
     np, torch, cupy, jax = (_module(n) for n in ("numpy", "torch", "cupy", "jax"))
     if np is not None and isinstance(x, np.ndarray):
@@ -352,6 +447,6 @@ def wrap(x):
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         return DLPackArray(x)
     raise TypeError(
-        "bitonic.sort: expected a torch.Tensor, cupy.ndarray, jax.Array, numba device array, "
+        f"{caller}: expected a torch.Tensor, cupy.ndarray, jax.Array, numba device array, "
         "numpy.ndarray or another array with __dlpack__ or __cuda_array_interface__; got "
         f"{type(x).__module__}.{type(x).__qualname__}")

@@ -3,9 +3,11 @@
 Rows, where their library imports: the C++ call through the extension (``_core``, what the C++
 benchmark's ``automatic`` row times, plus one nanobind call), ``bitonic.sort`` on a torch tensor
 in place and out of place, ``torch.sort`` (values and indices: torch has no keys-only sort),
-``bitonic.sort`` on a CuPy array and ``cupy.sort``, NVIDIA's ``cuda.compute`` (cuda-cccl) radix
-and merge sorts with their temporary storage allocated once, and on the host ``numpy.sort``
-against ``bitonic.sort`` of a NumPy array (``sort_host``: host to device, sort, back).
+``bitonic.sort(return_indices=True)`` (the same output as torch.sort's), ``bitonic.argsort`` and
+``torch.argsort(stable=True)``, ``bitonic.sort`` on a CuPy array and ``cupy.sort``, NVIDIA's
+``cuda.compute`` (cuda-cccl) radix and merge sorts with their temporary storage allocated once,
+and on the host ``numpy.sort`` against ``bitonic.sort`` of a NumPy array (``sort_host``: host to
+device, sort, back).
 
 Measured as the C++ benchmark measures (shared/DESIGN.md): CUDA events on the current stream
 around the call, warm-up runs first, the median of ``--runs`` (at least 5), and a fresh copy of the
@@ -19,7 +21,8 @@ import statistics
 import sys
 import time
 
-from . import _arrays, _core, sort
+from . import _arrays, _core, argsort, sort
+from ._arrays import SORT
 
 _SHORT = {"i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64", "f32": "float32",
           "f64": "float64"}
@@ -190,7 +193,8 @@ def _bench_size(np, torch, cupy, gpu, table, host, dtype, code, n, args, peers):
 
         def core_call():
             stream = torch.cuda.current_stream().cuda_stream
-            _core.sort_device(buf.data_ptr(), 1, n, code, False, stream, 0, 0, dev)
+            _core.run(SORT, True, buf.data_ptr(), 0, 1, n, code, code, False, False, stream, 0,
+                      0, dev)
             return buf
 
         for name, run, prep in (
@@ -203,6 +207,8 @@ def _bench_size(np, torch, cupy, gpu, table, host, dtype, code, n, args, peers):
             table.add("torch.sort (values, indices)", *torch_row, torch_ms)
         else:
             table.skip("torch.sort", torch_row)
+        _bench_torch_indices(np, torch, table, host, xd, ref, events, sync, runs, warmup,
+                             torch_ms)
         del xd, buf, ref
     if gpu and cupy is not None:
         xc = cupy.asarray(host)
@@ -230,6 +236,32 @@ def _bench_size(np, torch, cupy, gpu, table, host, dtype, code, n, args, peers):
                   torch_ms)
     elif "numpy" in peers:
         table.skip("numpy.sort", f"n > 2^{args.cpu_max_log2n} (--cpu-max-log2n)")
+
+
+def _bench_torch_indices(np, torch, table, host, xd, ref, events, sync, runs, warmup, torch_ms):
+    """Keys with their indices, as torch.sort returns them, and argsort against torch.argsort."""
+    try:
+        ref_idx = torch.argsort(xd, stable=True)
+        peer = lambda: torch.argsort(xd, stable=True)  # noqa: E731
+    except RuntimeError:  # torch lacks sort for some unsigned types
+        ref_idx = torch.from_numpy(np.argsort(host, kind="stable")).cuda()
+        peer = None
+
+    def sorted_with_indices(result):  # the sorted keys, and indices that reproduce them
+        values, indices = result
+        return bool(torch.equal(values, ref) and torch.equal(xd[indices], ref))
+
+    def stable_indices(indices):
+        return bool(torch.equal(indices, ref_idx))
+
+    rows = [("bitonic.sort(torch, return_indices)", lambda: sort(xd, return_indices=True),
+             sorted_with_indices),
+            ("bitonic.argsort(torch)", lambda: argsort(xd), stable_indices)]
+    if peer is not None:
+        rows.append(("torch.argsort(stable=True)", peer, stable_indices))
+    for name, run, check in rows:
+        ms, result = _median_gpu(events, sync, lambda: None, run, runs, warmup)
+        table.add(name, ms, check(result), torch_ms)
 
 
 def _bench_cccl(cupy, table, xc, ref, n, events, sync, runs, warmup, torch_ms):

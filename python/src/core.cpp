@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <type_traits>
 
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
@@ -66,46 +68,86 @@ cudaStream_t as_stream(std::uintptr_t handle) {
   return reinterpret_cast<cudaStream_t>(handle);
 }
 
-bitonic::options make_options(bool descending, std::uintptr_t stream, std::uintptr_t workspace,
-                              std::size_t workspace_bytes) {
+bitonic::options make_options(bool descending, bool stable, std::uintptr_t stream,
+                              std::uintptr_t workspace, std::size_t workspace_bytes) {
   bitonic::options opt;
   opt.direction = descending ? bitonic::order::descending : bitonic::order::ascending;
   opt.stream = as_stream(stream);
   opt.workspace = reinterpret_cast<void*>(workspace);
   opt.workspace_bytes = workspace_bytes;
+  opt.stable = stable;
   return opt;
 }
 
-// Sorts `rows` rows of `n` keys each, back to back from `data`, on the device: one call a row
-// (the segmented sort of issue 21 will make it one), all on `stream`, sharing the workspace.
-void sort_device(std::uintptr_t data, std::size_t rows, std::size_t n, int code, bool descending,
-                 std::uintptr_t stream, std::uintptr_t workspace, std::size_t workspace_bytes,
-                 int device) {
-  device_scope scope(device);
-  const bitonic::options opt = make_options(descending, stream, workspace, workspace_bytes);
-  with_key_type(code, [&](auto key) {
-    using Key = decltype(key);
-    auto* keys = reinterpret_cast<Key*>(data);
-    for (std::size_t row = 0; row < rows; ++row)
-      bitonic::sort(keys + row * n, n, opt);
+// The entry points, by the codes the Python layer uses (bitonic._arrays.OPS keeps the same order).
+// The second array: sort_pairs' values (any key type's code: they move as bits) or argsort's
+// indices (u32 or u64); sort has none and passes its key type's code.
+enum class operation : int { sort, sort_pairs, argsort };
+
+template <class T>
+constexpr bool is_index = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
+
+// Calls f(Key{}, Second{}, op) for the codes; throws for an argsort into another index type.
+template <class F>
+void with_types(int op, int key_code, int second_code, F&& f) {
+  const auto what = static_cast<operation>(op);
+  if (what != operation::sort && what != operation::sort_pairs && what != operation::argsort) {
+    throw bitonic::error("bitonic: unknown operation code " + std::to_string(op));
+  }
+  with_key_type(key_code, [&](auto key) {
+    with_key_type(second_code, [&](auto second) {
+      if constexpr (!is_index<decltype(second)>) {
+        if (what == operation::argsort) throw bitonic::error("bitonic: argsort writes u32 or u64");
+      }
+      f(key, second, what);
+    });
   });
 }
 
-// Host memory: sort_host, synchronous (the GPU when there is one, the CPU otherwise).
-void sort_host(std::uintptr_t data, std::size_t rows, std::size_t n, int code, bool descending) {
-  const bitonic::options opt = make_options(descending, 0, 0, 0);
-  with_key_type(code, [&](auto key) {
+// One C++ call a row: `rows` rows of `n` keys back to back from `keys` (and as many values or
+// indices from `second`). In device memory (on_device) the device entry points, asynchronous on
+// `stream`, sharing the workspace; in host memory the host forms, synchronous (the GPU when there
+// is one, the CPU otherwise).
+void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std::size_t rows,
+         std::size_t n, int key_code, int second_code, bool descending, bool stable,
+         std::uintptr_t stream, std::uintptr_t workspace, std::size_t workspace_bytes, int device) {
+  std::optional<device_scope> scope;
+  if (on_device) scope.emplace(device);
+  const bitonic::options opt = make_options(descending, stable, stream, workspace, workspace_bytes);
+  with_types(op, key_code, second_code, [&](auto key, auto second_type, operation what) {
     using Key = decltype(key);
-    auto* keys = reinterpret_cast<Key*>(data);
-    for (std::size_t row = 0; row < rows; ++row)
-      bitonic::sort_host(keys + row * n, n, opt);
+    using Second = decltype(second_type);
+    for (std::size_t row = 0; row < rows; ++row) {
+      Key* k = reinterpret_cast<Key*>(keys) + row * n;
+      Second* s = reinterpret_cast<Second*>(second) + row * n;
+      if (what == operation::sort) {
+        on_device ? bitonic::sort(k, n, opt) : bitonic::sort_host(k, n, opt);
+      } else if (what == operation::sort_pairs) {
+        on_device ? bitonic::sort_pairs(k, s, n, opt) : bitonic::sort_pairs_host(k, s, n, opt);
+      } else if constexpr (is_index<Second>) {
+        on_device ? bitonic::argsort(k, s, n, opt) : bitonic::argsort_host(k, s, n, opt);
+      }
+    }
   });
 }
 
-std::size_t workspace_bytes(std::size_t n, int code, int device) {
+// Bytes of workspace the device entry point `op` needs for a row of n keys on `device`.
+std::size_t workspace_bytes(int op, std::size_t n, int key_code, int second_code, bool stable,
+                            int device) {
   device_scope scope(device);
+  const bitonic::options opt = make_options(false, stable, 0, 0, 0);
   std::size_t bytes = 0;
-  with_key_type(code, [&](auto key) { bytes = bitonic::workspace_bytes<decltype(key)>(n); });
+  with_types(op, key_code, second_code, [&](auto key, auto second, operation what) {
+    using Key = decltype(key);
+    using Second = decltype(second);
+    if (what == operation::sort) {
+      bytes = bitonic::workspace_bytes<Key>(n, opt);
+    } else if (what == operation::sort_pairs) {
+      bytes = bitonic::pairs_workspace_bytes<Key, Second>(n, opt);
+    } else if constexpr (is_index<Second>) {
+      bytes = bitonic::argsort_workspace_bytes<Key, Second>(n, opt);
+    }
+  });
   return bytes;
 }
 
@@ -201,12 +243,11 @@ NB_MODULE(_core, m) {
 
   using nb::arg;
   const auto no_gil = nb::call_guard<nb::gil_scoped_release>();
-  m.def("sort_device", &sort_device, arg("data"), arg("rows"), arg("n"), arg("key_type"),
-        arg("descending"), arg("stream"), arg("workspace"), arg("workspace_bytes"), arg("device"),
-        no_gil);
-  m.def("sort_host", &sort_host, arg("data"), arg("rows"), arg("n"), arg("key_type"),
-        arg("descending"), no_gil);
-  m.def("workspace_bytes", &workspace_bytes, arg("n"), arg("key_type"), arg("device"), no_gil);
+  m.def("run", &run, arg("op"), arg("on_device"), arg("keys"), arg("second"), arg("rows"), arg("n"),
+        arg("key_type"), arg("second_type"), arg("descending"), arg("stable"), arg("stream"),
+        arg("workspace"), arg("workspace_bytes"), arg("device"), no_gil);
+  m.def("workspace_bytes", &workspace_bytes, arg("op"), arg("n"), arg("key_type"),
+        arg("second_type"), arg("stable"), arg("device"), no_gil);
   m.def("stream_wait", &stream_wait, arg("consumer"), arg("producer"), arg("device"), no_gil);
   m.def("stream_synchronize", &stream_synchronize, arg("stream"), arg("device"), no_gil);
   m.def("dlpack_info", &dlpack_info, arg("capsule"));

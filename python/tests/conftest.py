@@ -70,6 +70,70 @@ def assert_sorted_like(result, original, descending=False):
                               np.sort(original.view(bits), axis=-1)), "not a permutation"
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng(SEED)
+def stable_order(x, descending=False):
+    """The stable sorted order of each row of x (numpy's, NaNs last and all equivalent, -0.0 ==
+    +0.0), descending too: equal keys in input order either way. What argsort must return and
+    stable sorts must follow."""
+    x = np.asarray(x)
+    if not descending:
+        return np.argsort(x, axis=-1, kind="stable")
+    ascending_of_reversed = np.argsort(x[..., ::-1], axis=-1, kind="stable")
+    return (x.shape[-1] - 1 - ascending_of_reversed)[..., ::-1]
+
+
+def bits(a):
+    """a's bits as unsigned integers of its size (floats: -0.0, +0.0 and NaN payloads apart)."""
+    a = np.asarray(a)
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+def gathered(a, order):
+    """a[..., order] row by row."""
+    return np.take_along_axis(np.asarray(a), np.asarray(order, dtype=np.int64), axis=-1)
+
+
+def assert_records(keys, positions, original, descending=False, stable=False):
+    """keys are `original` sorted (assert_sorted_like) and positions[i] is where keys[i] was in
+    its row of original: each position once a row, each key bit for bit its position's; when
+    `stable`, exactly stable_order(original)."""
+    keys, positions, original = np.asarray(keys), np.asarray(positions), np.asarray(original)
+    assert positions.shape == original.shape
+    assert_sorted_like(keys, original, descending)
+    n = original.shape[-1]
+    seen = np.sort(positions.astype(np.int64), axis=-1)
+    assert np.array_equal(seen, np.broadcast_to(np.arange(n), seen.shape)), "not a permutation"
+    assert np.array_equal(bits(gathered(original, positions)), bits(keys)), "keys and positions"
+    if stable:
+        assert np.array_equal(positions, stable_order(original, descending)), "not stable"
+
+
+def needs_gpu():
+    if not bitonic.gpu_available():
+        pytest.skip("no CUDA device: GPU tests skipped")
+
+
+@pytest.fixture(scope="session")
+def torch():
+    needs_gpu()
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return torch
+
+
+@pytest.fixture(scope="session")
+def cupy():
+    needs_gpu()
+    return pytest.importorskip("cupy")
+
+
+@pytest.fixture(scope="session")
+def jax():
+    needs_gpu()
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)  # int64, uint64 and float64 arrays stay 64-bit
+    try:
+        jax.devices("gpu")
+    except RuntimeError:
+        pytest.skip("jax has no GPU backend")
+    return jax

@@ -133,3 +133,95 @@ def test_wrong_device():
     with pytest.raises(ValueError, match="DLPack device type 8"):
         bitonic.sort(OtherDevice(x), inplace=True)
     assert unchanged(x, before)
+
+
+def test_argsort_refusals():
+    x = make_keys(100, "int64")
+    before = x.copy()
+    with pytest.raises(TypeError, match="bitonic.argsort: x has dtype bool"):
+        bitonic.argsort(np.zeros(4, bool))
+    with pytest.raises(ValueError, match="0-d"):
+        bitonic.argsort(np.array(3.0))
+    with pytest.raises(ValueError, match="last axis"):
+        bitonic.argsort(x.reshape(10, 10), dim=0)
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        bitonic.argsort(x.reshape(10, 10)[:, ::2])
+    for out, error, message in ((np.empty(100, "float64"), TypeError, "indices are"),
+                                (np.empty(100, "int16"), TypeError, "indices are"),
+                                (np.empty(99, "int64"), ValueError, "must match"),
+                                (np.empty(200, "int64")[::2], ValueError, "C-contiguous"),
+                                ([0] * 100, TypeError, "expected"),
+                                (x, ValueError, "out is x")):
+        with pytest.raises(error, match=message):
+            bitonic.argsort(x, out=out)
+    read_only = np.empty(100, "int64")
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        bitonic.argsort(x, out=read_only)
+    for flag in ("descending", "stable"):
+        with pytest.raises(TypeError, match=f"{flag} must be a bool"):
+            bitonic.argsort(x, **{flag: "yes"})
+    assert unchanged(x, before)
+
+
+def test_sort_return_indices_refusals():
+    x = make_keys(100, "float32")
+    before = x.copy()
+    for out, error, message in ((np.empty(100, "float32"), TypeError, "pair"),
+                                ((np.empty(100, "float32"),), TypeError, "pair"),
+                                ((np.empty(100, "float32"), np.empty(100, "float32")), TypeError,
+                                 "indices are"),
+                                ((np.empty(100, "float64"), np.empty(100, "int64")), ValueError,
+                                 "must match"),
+                                ((np.empty(100, "float32"), np.empty(50, "int64")), ValueError,
+                                 "must match")):
+        with pytest.raises(error, match=message):
+            bitonic.sort(x, return_indices=True, out=out)
+    with pytest.raises(TypeError, match="return_indices must be a bool"):
+        bitonic.sort(x, return_indices="yes")
+    with pytest.raises(ValueError, match="not both"):
+        bitonic.sort(x, return_indices=True, inplace=True,
+                     out=(np.empty_like(x), np.empty(100, "int64")))
+    assert unchanged(x, before)
+
+
+def test_sort_pairs_refusals():
+    keys = make_keys(100, "int32")
+    values = make_keys(100, "float64")
+    kb, vb = keys.copy(), values.copy()
+    for v, error, message in ((np.zeros(100, bool), TypeError, "values has dtype bool"),
+                              (np.zeros(99, "float64"), ValueError, "must match"),
+                              (np.zeros((10, 10), "float64"), ValueError, "must match"),
+                              (np.zeros(200, "float64")[::2], ValueError, "C-contiguous"),
+                              ([0.0] * 100, TypeError, "expected")):
+        with pytest.raises(error, match=message):
+            bitonic.sort_pairs(keys, v, inplace=True)
+    with pytest.raises(TypeError, match="bitonic.sort_pairs: keys has dtype"):
+        bitonic.sort_pairs(np.zeros(100, "float16"), values)
+    with pytest.raises(TypeError, match="pair"):
+        bitonic.sort_pairs(keys, values, out=np.empty_like(keys))
+    with pytest.raises(ValueError, match="must match"):
+        bitonic.sort_pairs(keys, values, out=(np.empty_like(keys), np.empty(100, "float32")))
+    with pytest.raises(ValueError, match="one array"):
+        bitonic.sort_pairs(keys, keys, inplace=True)
+    with pytest.raises(ValueError, match="one array"):
+        out = np.empty_like(keys)
+        bitonic.sort_pairs(keys, keys.copy(), out=(out, out))
+    read_only = values.copy()
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        bitonic.sort_pairs(keys, read_only, inplace=True)
+    with pytest.raises(ValueError, match="not both"):
+        bitonic.sort_pairs(keys, values, inplace=True, out=(keys, values))
+    with pytest.raises(TypeError, match="stable must be a bool"):
+        bitonic.sort_pairs(keys, values, stable=None)
+    assert unchanged(keys, kb) and unchanged(values, vb)
+
+
+def test_overlapping_host_records():
+    """Views of one buffer as keys and values: refused by the C++ host form, nothing moved."""
+    buffer = make_keys(200, "int32")
+    before = buffer.copy()
+    with pytest.raises(bitonic.Error, match="overlap"):
+        bitonic.sort_pairs(buffer[:150], buffer[50:], inplace=True)
+    assert unchanged(buffer, before)

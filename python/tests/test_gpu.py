@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import DTYPES, SEED, assert_sorted_like, edge_sizes, make_keys
+from conftest import DTYPES, SEED, assert_sorted_like, edge_sizes, make_keys, needs_gpu
 
 import bitonic
 
@@ -19,38 +19,6 @@ def check(result, expected, descending):
     """result equals numpy.sort's `expected` (reversed for descending); NaNs compare equal."""
     want = expected[..., ::-1] if descending else expected
     assert np.array_equal(result, want, equal_nan=result.dtype.kind == "f")
-
-
-def needs_gpu():
-    if not bitonic.gpu_available():
-        pytest.skip("no CUDA device: GPU tests skipped")
-
-
-@pytest.fixture(scope="module")
-def torch():
-    needs_gpu()
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
-
-
-@pytest.fixture(scope="module")
-def cupy():
-    needs_gpu()
-    return pytest.importorskip("cupy")
-
-
-@pytest.fixture(scope="module")
-def jax():
-    needs_gpu()
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)  # int64, uint64 and float64 arrays stay 64-bit
-    try:
-        jax.devices("gpu")
-    except RuntimeError:
-        pytest.skip("jax has no GPU backend")
-    return jax
 
 
 def torch_dtype(torch, name):
@@ -118,8 +86,6 @@ def test_torch_rows_and_errors(torch):
         bitonic.sort(x, out=torch.empty(x.shape, dtype=x.dtype))
     with pytest.raises(ValueError, match="last axis"):
         bitonic.sort(x, dim=0, inplace=True)
-    with pytest.raises(NotImplementedError, match="issue 20"):
-        bitonic.sort(x, stable=True, inplace=True)
     assert torch.equal(x.view(torch.int32), before.view(torch.int32))  # bit for bit: NaNs too
     g = x.clone().requires_grad_(True)
     assert not bitonic.sort(g).requires_grad  # no autograd: a plain result

@@ -3,7 +3,8 @@ reference executor otherwise. Runs everywhere."""
 
 import numpy as np
 import pytest
-from conftest import DTYPES, FLOATS, SEED, assert_sorted_like, edge_sizes, make_keys, random_sizes
+from conftest import (DTYPES, FLOATS, SEED, assert_sorted_like, bits, edge_sizes, gathered,
+                      make_keys, random_sizes, stable_order)
 
 import bitonic
 
@@ -64,15 +65,20 @@ def test_nan_and_signed_zero_order(dtype):
     assert np.isnan(z[:2]).all() and z[2] == np.inf and z[-1] == -np.inf
 
 
-def test_stable():
-    x = make_keys(1000, "int64")
-    assert_sorted_like(bitonic.sort(x, stable=True), x)  # equal integers are indistinguishable
-    for dtype in FLOATS:
-        f = make_keys(10, dtype)
-        before = f.copy()
-        with pytest.raises(NotImplementedError, match="issue 20"):
-            bitonic.sort(f, stable=True, inplace=True)
-        assert np.array_equal(f.view(np.uint8), before.view(np.uint8))
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stable(dtype, descending):
+    """stable=True: the keys in their stable order bit for bit (float keys: -0.0 and +0.0, NaNs
+    of either sign keep their input order); integers are the same either way."""
+    for n in edge_sizes(10) + random_sizes(3, 50_000, SEED + 7):
+        x = make_keys(n, dtype)
+        before = x.copy()
+        y = bitonic.sort(x, stable=True, descending=descending)
+        assert np.array_equal(bits(y), bits(gathered(before, stable_order(before, descending))))
+        assert np.array_equal(bits(x), bits(before)), "input changed"
+    rows = make_keys(5 * 300, dtype).reshape(5, 300)
+    y = bitonic.sort(rows, stable=True, descending=descending)
+    assert np.array_equal(bits(y), bits(gathered(rows, stable_order(rows, descending))))
 
 
 class HostDLPack:

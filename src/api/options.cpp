@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "kernels/device_fit.hpp"
@@ -57,6 +58,14 @@ void validate(const options& opt, const char* caller) {
   }
   if (to_string(opt.algo) == "unknown") {
     throw error(std::string(caller) + ": options.algo holds an unknown algorithm value");
+  }
+}
+
+void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
+                   const char* caller, const char* what) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  if (a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes) {
+    throw error(std::string(caller) + ": " + what + " overlap");
   }
 }
 

@@ -15,6 +15,11 @@ void validate(const options& opt, const char* caller);
 //! Throws bitonic::error naming `caller` if h_keys is null while n > 0.
 void require_host_keys(const void* h_keys, std::size_t n, const char* caller);
 
+//! Throws bitonic::error naming `caller` ("<caller>: <what> overlap") when the byte ranges
+//! [a, a + a_bytes) and [b, b + b_bytes) share a byte (empty ranges share none).
+void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
+                   const char* caller, const char* what);
+
 //! opt.algo, or the automatic choice for n keys of key_bytes bytes.
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes);
 

@@ -110,6 +110,8 @@ void sort_pairs_host(Key* h_keys, Value* h_values, std::size_t n, const options&
   if (n > 0 && h_values == nullptr) {
     throw error(std::string(caller) + ": h_values is null but n = " + std::to_string(n));
   }
+  api::require_apart(h_keys, n * sizeof(Key), h_values, n * sizeof(Value), caller,
+                     "h_keys and h_values");
   if (n < 2) return;
   const std::size_t workspace = gpu_available() && n <= host::max_device_records
                                     ? pairs_workspace_bytes<Key, Value>(n, opt)
@@ -136,6 +138,8 @@ void argsort_host(const Key* h_keys, Index* h_indices, std::size_t n, const opti
   if (n > 0 && h_indices == nullptr) {
     throw error(std::string(caller) + ": h_indices is null but n = " + std::to_string(n));
   }
+  api::require_apart(h_keys, n * sizeof(Key), h_indices, n * sizeof(Index), caller,
+                     "h_keys and h_indices");
   if (std::is_same_v<Index, std::uint32_t> && n > host::max_device_records) {
     throw error(std::string(caller) + ": n = " + std::to_string(n) +
                 " keys have positions past uint32_t indices");

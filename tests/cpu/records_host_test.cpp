@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -18,42 +17,6 @@ namespace bitonic {
 namespace {
 
 using tools::distribution;
-
-template <class T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-//! Success when keys/values are the records of input (values: their positions) sorted in
-//! `direction`, and, when `order` is given, exactly in that order.
-template <class Key>
-::testing::AssertionResult sorted_records(const std::vector<Key>& keys,
-                                          const std::vector<std::uint64_t>& values,
-                                          const std::vector<Key>& input, order direction,
-                                          const std::vector<std::uint64_t>* exact) {
-  const std::size_t n = input.size();
-  std::vector<bool> seen(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t from = values[i];
-    if (from >= n || seen[from]) {
-      return ::testing::AssertionFailure() << "value " << from << " at " << i << " repeated or "
-                                           << "no record's";
-    }
-    seen[from] = true;
-    if (exact != nullptr && (*exact)[i] != from) {
-      return ::testing::AssertionFailure() << "record " << from << " at " << i << ", the stable "
-                                           << "order has " << (*exact)[i];
-    }
-    if (!same_bits(keys[i], input[from])) {
-      return ::testing::AssertionFailure() << "key at " << i << " is not its value's key";
-    }
-    const bool out_of_order =
-        i > 0 && (direction == order::ascending ? ascending_less{}(keys[i], keys[i - 1])
-                                                : descending_less{}(keys[i], keys[i - 1]));
-    if (out_of_order) return ::testing::AssertionFailure() << "keys out of order at " << i;
-  }
-  return ::testing::AssertionSuccess();
-}
 
 template <class Key>
 class RecordsHost : public ::testing::Test {};
@@ -88,14 +51,14 @@ TYPED_TEST(RecordsHost, PairsAndArgsortMatchStdStableSort) {
             options pairs = opt;
             pairs.stable = stable;
             sort_pairs_host(keys.data(), values.data(), n, pairs);
-            ASSERT_TRUE(sorted_records(keys, values, input, direction, stable ? &want : nullptr))
+            ASSERT_TRUE(
+                test::sorted_records(keys, values, input, direction, stable ? &want : nullptr))
                 << "stable=" << stable;
           }
           std::vector<Key> keys = input;  // 4-byte values (packed words on the device)
           std::vector<std::uint32_t> narrow(positions.begin(), positions.end());
           sort_pairs_host(keys.data(), narrow.data(), n, opt);
-          ASSERT_TRUE(sorted_records(keys, std::vector<std::uint64_t>(narrow.begin(), narrow.end()),
-                                     input, direction, nullptr))
+          ASSERT_TRUE(test::sorted_records(keys, narrow, input, direction, nullptr))
               << "uint32 values";
         }
       }
@@ -124,6 +87,29 @@ TEST(RecordsHostErrors, BadArgumentsLeaveTheDataAlone) {
       "options.algo"));
   EXPECT_EQ(keys, before);
   EXPECT_EQ(values, (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
+TEST(RecordsHostErrors, OverlappingArraysAreRefused) {
+  // One buffer seen as keys and as records of the other: the host forms cannot tell which bytes
+  // are which once both come back, so they refuse, as the device forms do, before any move.
+  std::vector<std::uint32_t> buffer = {5, 4, 3, 2, 1, 0, 9, 8};
+  const std::vector<std::uint32_t> before = buffer;
+  auto* keys = reinterpret_cast<std::int32_t*>(buffer.data());
+  EXPECT_TRUE(test::throws_error([&] { sort_pairs_host(keys, buffer.data() + 3, 4); },
+                                 {"bitonic::sort_pairs_host", "h_keys and h_values overlap"}));
+  EXPECT_TRUE(test::throws_error([&] { sort_pairs_host(keys, buffer.data(), 8); },
+                                 {"bitonic::sort_pairs_host", "overlap"}));
+  EXPECT_TRUE(test::throws_error([&] { argsort_host(keys + 2, buffer.data(), 3); },
+                                 {"bitonic::argsort_host", "h_keys and h_indices overlap"}));
+  auto* wide = reinterpret_cast<std::uint64_t*>(buffer.data() + 4);  // bytes 16..31 of 32
+  EXPECT_TRUE(test::throws_error([&] { argsort_host(keys + 3, wide, 2); }, "overlap"));
+  EXPECT_EQ(buffer, before);
+  // Adjacent arrays share no byte: sorted as usual.
+  sort_pairs_host(keys, buffer.data() + 4, 4);
+  EXPECT_EQ(buffer, (std::vector<std::uint32_t>{2, 3, 4, 5, 8, 9, 0, 1}));
+  std::uint32_t indices[4] = {7, 7, 7, 7};
+  argsort_host(keys, indices, 0);  // n = 0: nothing to overlap, nothing written
+  EXPECT_EQ(indices[0], 7u);
 }
 
 }  // namespace
