@@ -119,7 +119,7 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
     using Second = decltype(second_type);
     for (std::size_t row = 0; row < rows; ++row) {
       Key* k = reinterpret_cast<Key*>(keys) + row * n;
-      Second* s = reinterpret_cast<Second*>(second) + row * n;
+      Second* s = second != 0 ? reinterpret_cast<Second*>(second) + row * n : nullptr;
       if (what == operation::sort) {
         on_device ? bitonic::sort(k, n, opt) : bitonic::sort_host(k, n, opt);
       } else if (what == operation::sort_pairs) {
