@@ -17,7 +17,8 @@ import sys
 from collections import defaultdict
 
 # The peers the library is measured against; drawn dashed, the library's variants solid.
-PEERS = {"cub_radix", "cub_merge", "thrust", "thrust_cmp", "std_sort", "qsort"}
+PEERS = {"cub_radix", "cub_merge", "thrust", "thrust_cmp", "std_sort", "qsort", "cub_segmented",
+         "cub_segmented_radix"}
 MARKERS = "os^vDx+*Ph<>"  # distinct per line: automatic draws on top of the variant it picks
 COLUMNS = {"device", "date", "key_type", "n", "algorithm", "internal_ms", "keys_per_s"}
 
@@ -34,13 +35,15 @@ def read_rows(path):
 
 def record_kind(row):
     """The plot a row belongs to: its key type, plus the values of a records run
-    (bench --values): "i32", "i32_u32", "f32_argsort"."""
+    (bench --values) or "batched" (bench --batched): "i32", "i32_u32", "f32_argsort", "i32_batched"."""
     values = row.get("value_type") or "none"
     return row["key_type"] if values == "none" else f"{row['key_type']}_{values}"
 
 
 def describe_kind(kind):
     key_type, _, values = kind.partition("_")
+    if values == "batched":  # bench --batched: n is each array's size, the total fixed
+        return f"{key_type} keys in arrays of n, sorted each on its own"
     if not values:
         return f"{key_type} keys"
     return f"argsort of {key_type} keys" if values == "argsort" else f"{key_type} keys + {values} values"
@@ -70,7 +73,7 @@ def plot(plt, key_type, series, column, ylabel, path):
                 linestyle="--" if algorithm in PEERS else "-")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")  # the CPU peers are orders of magnitude apart from the GPU sorts
-    ax.set_xlabel("n (keys)")
+    ax.set_xlabel("array size n (keys)" if key_type.endswith("_batched") else "n (keys)")
     ax.set_ylabel(ylabel)
     ax.set_title(f"{describe_kind(key_type)}, device-resident\n{', '.join(devices)} ({', '.join(dates)})")
     ax.grid(True, which="major", alpha=0.4)

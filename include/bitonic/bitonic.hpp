@@ -119,6 +119,41 @@ void sort(Key* d_keys, std::size_t n, const options& opt = {});
 template <class Key>
 std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 
+//! Sorts each of `num_arrays` arrays of `array_size` keys on its own, in place in device memory:
+//! array i is d_keys[i * array_size, (i + 1) * array_size), as the rows of a row-major matrix
+//! (torch.sort(dim=-1) of a contiguous tensor). The order and NaN rules of `sort`, opt.direction
+//! for every array; any array_size, not only powers of two. Asynchronous on opt.stream like
+//! `sort`, with no device-wide synchronisation.
+//!
+//! How: arrays of up to one tile (2^14 four-byte or 2^13 eight-byte keys) are sorted in one launch,
+//! each read and written once: a tile of registers holds several arrays, each padded to a power of
+//! two, and runs only the stages of one array. Longer arrays whose size is a power of two get the
+//! optimized passes of one array run over all of them at once; other sizes are copied into
+//! power-of-two rows of a scratch buffer first and back after. Memory: none, except for arrays
+//! longer than a tile whose size is not a power of two, which need
+//! batched_workspace_bytes<Key>(num_arrays, array_size, opt) bytes (the padded rows) from
+//! opt.workspace or else the library's pool, as for `sort`.
+//!
+//! Preconditions: d_keys holds num_arrays * array_size keys in device or managed memory of the
+//! current device (null only when that is 0). opt.algo is automatic or optimized (the only
+//! variant with a batched form). Not stable; opt.stable is refused for float and double keys
+//! (integer keys are the same either way).
+//! Complexity: per array O(m log^2 m) comparisons for m = array_size rounded up to a power of two;
+//! one pass over memory up to a tile, about two passes a doubling past it.
+//! Throws bitonic::error (keys untouched) as `sort` does, when num_arrays * array_size overflows
+//! or exceeds 2^63 keys (padded), for another algorithm, or for opt.stable with float keys.
+template <class Key>
+void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size,
+                  const options& opt = {});
+
+//! Bytes of workspace that `sort_batched<Key>(d_keys, num_arrays, array_size, opt)` needs (see
+//! workspace_bytes): num_arrays * 2^ceil(log2 array_size) keys plus alignment slack for arrays
+//! longer than a tile whose size is not a power of two, else 0. Throws bitonic::error as
+//! sort_batched does for bad arguments, and without a CUDA device.
+template <class Key>
+std::size_t batched_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
+                                    const options& opt = {});
+
 //! Sorts `n` (key, value) pairs in device memory by key, in place: d_keys[i] and d_values[i] are
 //! one record, and both arrays end in the sorted order of the keys (the order and NaN rules of
 //! `sort`). Not stable by default: records with equivalent keys end in some order of theirs;
@@ -296,10 +331,13 @@ BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
   X(float)                      \
   X(double)
 
-#define BITONIC_DECLARE_KEY(Key)                                                 \
-  extern template void sort<Key>(Key*, std::size_t, const options&);             \
-  extern template std::size_t workspace_bytes<Key>(std::size_t, const options&); \
-  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&);      \
+#define BITONIC_DECLARE_KEY(Key)                                                          \
+  extern template void sort<Key>(Key*, std::size_t, const options&);                      \
+  extern template std::size_t workspace_bytes<Key>(std::size_t, const options&);          \
+  extern template void sort_batched<Key>(Key*, std::size_t, std::size_t, const options&); \
+  extern template std::size_t batched_workspace_bytes<Key>(std::size_t, std::size_t,      \
+                                                           const options&);               \
+  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&);               \
   extern template void sort_host<Key>(Key*, std::size_t, const options&);
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY

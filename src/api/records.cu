@@ -58,15 +58,6 @@ void require_positions(std::size_t n, const char* caller) {
   }
 }
 
-//! Throws bitonic::error naming `caller` when the two device ranges overlap.
-void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
-                   const char* caller, const char* what) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  if (a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes) {
-    throw error(std::string(caller) + ": " + what + " overlap");
-  }
-}
-
 //! The layout for n >= 2 keys of key_bytes, with copies of n elements of copy_key_bytes and of
 //! value_bytes (0: none) to gather from.
 record_layout layout_for(std::size_t n, std::size_t key_bytes, std::size_t copy_key_bytes,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -124,6 +125,76 @@ std::size_t workspace_bytes(std::size_t n, const options& opt) {
   return api::workspace_bytes<Key>(api::sort_plan<Key>(n, opt, caller));
 }
 
+namespace api {
+
+//! The batched plan for num_arrays arrays of array_size keys, after the checks sort_batched makes
+//! of opt (an algorithm with a batched form, no stable float sort, a device whose blocks hold
+//! the tiles).
+template <class Key>
+plan::plan batched_plan(std::size_t num_arrays, std::size_t array_size, const options& opt,
+                        const std::string& caller) {
+  if (opt.algo != algorithm::automatic && opt.algo != algorithm::optimized) {
+    throw error(caller + ": only the optimized kernels sort batches (options::algo automatic or " +
+                "optimized, not " + std::string(to_string(opt.algo)) + ")");
+  }
+  if (std::is_floating_point_v<Key> && opt.stable) {
+    throw error(caller + ": options::stable is not supported for float and double keys yet");
+  }
+  options optimized = opt;
+  optimized.algo = algorithm::optimized;
+  algorithm_for_device<Key>(optimized, 2, caller.c_str());  // throws where its tiles do not fit
+  return plan::make_rows_plan({num_arrays, array_size}, sizeof(Key));
+}
+
+//! num_arrays * array_size, or bitonic::error when that overflows.
+inline std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size,
+                              const std::string& caller) {
+  if (array_size != 0 && num_arrays > std::numeric_limits<std::size_t>::max() / array_size) {
+    throw error(caller + ": " + std::to_string(num_arrays) + " arrays of " +
+                std::to_string(array_size) + " keys overflow size_t");
+  }
+  return num_arrays * array_size;
+}
+
+}  // namespace api
+
+template <class Key>
+void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size, const options& opt) {
+  const std::string caller = "bitonic::sort_batched";
+  api::validate(opt, caller.c_str());
+  const std::size_t n = api::batch_keys(num_arrays, array_size, caller);
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller.c_str());
+  if (num_arrays == 0 || array_size < 2) return;
+  const plan::plan p = api::batched_plan<Key>(num_arrays, array_size, opt, caller);
+  runtime::stream_buffer<std::byte> owned;
+  Key* scratch = nullptr;
+  if (p.needs_scratch()) {
+    if (api::has_workspace(opt)) {
+      scratch = reinterpret_cast<Key*>(api::caller_workspace(
+          opt, api::workspace_bytes<Key>(p), {{d_keys, n * sizeof(Key), "the keys"}},
+          caller.c_str(), "bitonic::batched_workspace_bytes"));
+    } else if (api::allocate_scratch(owned, p.scratch_keys * sizeof(Key), opt.stream,
+                                     "bitonic::sort_batched: scratch cudaMallocFromPoolAsync")) {
+      scratch = reinterpret_cast<Key*>(owned.get());
+    } else {
+      throw error(caller + ": out of device memory for the padded arrays' scratch of " +
+                  std::to_string(p.scratch_keys) + " keys");
+    }
+  }
+  api::run(p, d_keys, scratch, opt);
+}
+
+template <class Key>
+std::size_t batched_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
+                                    const options& opt) {
+  const std::string caller = "bitonic::batched_workspace_bytes";
+  api::validate(opt, caller.c_str());
+  api::batch_keys(num_arrays, array_size, caller);
+  if (!gpu_available()) throw error(caller + ": no CUDA device");
+  if (num_arrays == 0 || array_size < 2) return 0;
+  return api::workspace_bytes<Key>(api::batched_plan<Key>(num_arrays, array_size, opt, caller));
+}
+
 template <class Key>
 void dispatch::sort_sorted_blocks(Key* d_keys, std::size_t n, unsigned sorted_log2,
                                   const options& opt) {
@@ -161,6 +232,10 @@ std::size_t dispatch::merge_split_bytes(std::size_t n) {
 #define BITONIC_INSTANTIATE_SORT(Key)                                                       \
   template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);             \
   template std::size_t bitonic::workspace_bytes<Key>(std::size_t, const bitonic::options&); \
+  template void bitonic::sort_batched<Key>(Key*, std::size_t, std::size_t,                  \
+                                           const bitonic::options&);                        \
+  template std::size_t bitonic::batched_workspace_bytes<Key>(std::size_t, std::size_t,      \
+                                                             const bitonic::options&);      \
   template void bitonic::dispatch::merge_on_device<Key>(                                    \
       const Key*, std::size_t, std::size_t, Key*, void*, bitonic::order, cudaStream_t);     \
   template std::size_t bitonic::dispatch::merge_split_bytes<Key>(std::size_t);              \

@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
@@ -16,6 +18,7 @@
 #include "kernels/optimized_merge.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
+#include "kernels/rows.hpp"
 #include "kernels/shared_tiles.cuh"
 #include "network/key_order.hpp"
 #include "plan/plan.hpp"
@@ -57,8 +60,11 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
     Key* const to = buffers.to + span.offset;
     const std::size_t count = span.count;
     ends_in_scratch = buffers.ends_in_scratch;
+    const bool copies_rows =
+        ps.kind == plan::pass_kind::pad_rows || ps.kind == plan::pass_kind::unpad_rows;
     if (ps.to_other && ps.kind != plan::pass_kind::merge_runs &&
-        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::sort_tiles) {
+        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::sort_tiles &&
+        !copies_rows) {
       throw error("bitonic: internal error: a pass that cannot write to the other buffer");
     }
     const bool merge = ps.kind == plan::pass_kind::merge_stage;
@@ -113,6 +119,26 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         break;
       case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
         kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
+        break;
+      case plan::pass_kind::sort_rows:  // rows plans are never blocked
+        kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,
+                                 kernels::rows::word_map_of<Key>(),
+                                 Less::reverses ? order::descending : order::ascending, stream);
+        break;
+      case plan::pass_kind::pad_rows: {
+        // The key with the greatest word under `less`: pads sort behind every key of a row, and
+        // only keys of the same bits tie with them.
+        using U = std::make_unsigned_t<W>;
+        const Key pad = from_unsigned_word<Key>(Less::reverses ? U(0) : U(~U(0)));
+        U pad_bits;
+        std::memcpy(&pad_bits, &pad, sizeof pad_bits);
+        kernels::rows::copy_rows(at, p.rows.length, to, index_t{1} << ps.span_log2, p.rows.count,
+                                 sizeof(Key), pad_bits, stream);
+        break;
+      }
+      case plan::pass_kind::unpad_rows:
+        kernels::rows::copy_rows(at, index_t{1} << ps.span_log2, to, p.rows.length, p.rows.count,
+                                 sizeof(Key), 0, stream);
         break;
     }
   });

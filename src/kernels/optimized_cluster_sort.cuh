@@ -409,7 +409,7 @@ __global__ void __launch_bounds__(Shape::tile_type::threads, 1)
   const W block_code = (rank & 1u) ? W(~W(0)) : W(0);
 #pragma unroll
   for (unsigned m = 0; m < tile.K; ++m)
-    tile.r[m] ^= optimized_sort_tile::stage_code<1, B, lay::registers_mid>(tile, m) ^ block_code;
+    tile.r[m] ^= optimized_sort_tile::stage_code<1, lay::registers_mid>(tile, m, B) ^ block_code;
   tile.template exchange<lay::registers_mid, lay::registers_low>();
   optimized_sort_tile::stages<1, B>(tile, less);  // unrolled: as a loop slower
   __cluster_barrier_wait();                       // every block's mailboxes are set up

@@ -35,25 +35,22 @@ using network::index_t;
 
 //! In stage S a key sits XORed with this for register m in layout L: all ones where stage S
 //! sorts descending (blocks of 2^S keys with bit S of the tile index set), except in the last
-//! stage, which sorts ascending.
-template <unsigned S, unsigned Last, layout L = layout::registers_low, class Tile>
-__device__ typename Tile::W stage_code(const Tile& tile, unsigned m) {
-  if constexpr (S < Last) {
-    return tile.template bit_mask<L>(m, S);
-  } else {
-    return 0;
-  }
+//! stage, which sorts ascending. `last` is a constant in the sort's kernels and a run-time value
+//! in sort_rows (sort_rows.cuh), whose rows end after fewer stages than a tile has.
+template <unsigned S, layout L = layout::registers_low, class Tile>
+__device__ typename Tile::W stage_code(const Tile& tile, unsigned m, unsigned last) {
+  return S < last ? tile.template bit_mask<L>(m, S) : typename Tile::W(0);
 }
 
-//! The keys' change of code (stage_code) from stage s < Last to stage s + 1, in the low
+//! The keys' change of code (stage_code) from stage s < last to stage s + 1, in the low
 //! layout, for a stage known only at run time: bits 5 and up of the tile index are the thread's
 //! (one mask for all its registers), bits 0..4 the register's (stages 1..4, each compiled apart).
-template <unsigned Last, class Tile>
-__device__ void next_stage_code(Tile& tile, unsigned s) {
+template <class Tile>
+__device__ void next_stage_code(Tile& tile, unsigned s, unsigned last) {
   using W = typename Tile::W;
   if (s >= 5) {
     const unsigned thread_bits = (tile.warp << 10) + (tile.lane << 5);
-    const unsigned flips = (thread_bits >> s) ^ (s + 1 < Last ? thread_bits >> (s + 1) : 0u);
+    const unsigned flips = (thread_bits >> s) ^ (s + 1 < last ? thread_bits >> (s + 1) : 0u);
     const W flip = (flips & 1u) ? W(~W(0)) : W(0);
 #pragma unroll
     for (unsigned m = 0; m < Tile::K; ++m)
@@ -64,7 +61,7 @@ __device__ void next_stage_code(Tile& tile, unsigned s) {
     constexpr unsigned S = decltype(stage)::value;
 #pragma unroll
     for (unsigned m = 0; m < Tile::K; ++m)
-      tile.r[m] ^= stage_code<S, Last>(tile, m) ^ stage_code<S + 1, Last>(tile, m);
+      tile.r[m] ^= stage_code<S>(tile, m, last) ^ stage_code<S + 1>(tile, m, last);
   };
   switch (s) {
     case 1:
@@ -86,9 +83,10 @@ __device__ void next_stage_code(Tile& tile, unsigned s) {
 //! layout's steps are compiled once and entered at the stage's top bit: unrolled, the 91 steps
 //! of an 8-byte tile overflowed the instruction cache. 4-byte words unroll the same loop (the
 //! compiler folds each stage's switches and codes), which was a little faster for them
-//! (docs/PERFORMANCE.md log 32).
+//! (docs/PERFORMANCE.md log 32). `stop` (at most Last; a run-time value only in sort_rows) ends
+//! the stages early, its blocks ascending: the tile's rows of 2^stop keys are then each sorted.
 template <unsigned First, unsigned Last, bool FromHigh = false, class Tile, class Less>
-__device__ void stages(Tile& tile, Less less) {
+__device__ void stages(Tile& tile, Less less, unsigned stop = Last) {
   using lay = layout;
   constexpr unsigned high = Tile::template base<lay::registers_high>;
   static_assert(!FromHigh || First > 10, "the high layout holds no bits below 10 but the threads'");
@@ -96,6 +94,7 @@ __device__ void stages(Tile& tile, Less less) {
   constexpr unsigned unrolled = sizeof(typename Tile::W) == 8 ? 1 : Last - First + 1;
 #pragma unroll unrolled
   for (unsigned s = First; s <= Last; ++s) {
+    if (s > stop) break;
     if (s > 10) {  // bits 10 and up are warp bits in the low and mid layouts
       if (!FromHigh || s != First)
         tile.template exchange<lay::registers_low, lay::registers_high>();
@@ -109,7 +108,7 @@ __device__ void stages(Tile& tile, Less less) {
       tile.template exchange<lay::registers_mid, lay::registers_low>();
     }
     tile.template steps_from_register_bit<lay::registers_low>((s < 5 ? s : 5) - 1, less);
-    if (s < Last) next_stage_code<Last>(tile, s);
+    if (s < stop) next_stage_code(tile, s, stop);
   }
 }
 
@@ -154,7 +153,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
       tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
 #pragma unroll
       for (unsigned m = 0; m < tile.K; ++m)
-        tile.r[m] ^= stage_code<1, Part::last, lay::registers_mid>(tile, m);
+        tile.r[m] ^= stage_code<1, lay::registers_mid>(tile, m, Part::last);
       tile.template exchange<lay::registers_mid, lay::registers_low>();
       stages<1, Part::last>(tile, less);
     } else {
@@ -162,7 +161,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
       tile.template load_high_mirrored<sorted_log2, Full>(in + base, tile_n, less);
 #pragma unroll
       for (unsigned m = 0; m < tile.K; ++m)
-        tile.r[m] ^= stage_code<Part::first, Part::last, lay::registers_high>(tile, m);
+        tile.r[m] ^= stage_code<Part::first, lay::registers_high>(tile, m, Part::last);
       stages<Part::first, Part::last, true>(tile, less);
     }
     tile.template exchange<lay::registers_low, lay::registers_mid>();

@@ -190,6 +190,37 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
 
 }  // namespace
 
+plan make_rows_plan(struct rows rows, std::size_t key_bytes) {
+  plan p;
+  p.algo = algorithm::optimized;
+  p.rows = rows;
+  if (rows.count == 0 || rows.length < 2) return p;
+  const unsigned k = network::ceil_log2(rows.length),
+                 tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  if (k > tuning::max_log2_size || rows.count > (std::size_t{1} << tuning::max_log2_size) >> k) {
+    throw error("bitonic: " + std::to_string(rows.count) + " rows of " +
+                std::to_string(rows.length) + " keys are more than 2^" +
+                std::to_string(tuning::max_log2_size) + " keys, the largest supported size");
+  }
+  p.log2_size = k;
+  const std::size_t padded = std::size_t{1} << k;
+  if (k <= tile_log2) {
+    p.n = rows.count * rows.length;
+    p.passes.push_back({pass_kind::sort_rows, step{1, 0}, step{k, 0}, k});
+    return p;
+  }
+  p.passes = optimized_passes(k, key_bytes, 0, false, false, 0);
+  if (padded == rows.length) {
+    p.n = rows.count * rows.length;
+    return p;
+  }
+  p.n = rows.count * padded;
+  p.scratch_keys = p.n;
+  p.passes.insert(p.passes.begin(), pass{pass_kind::pad_rows, {}, {}, k, 0, true});
+  p.passes.push_back({pass_kind::unpad_rows, {}, {}, k, 0, true});
+  return p;
+}
+
 unsigned pass::reach_log2() const {
   return first.stage != last.stage ? last.stage : first.span_log2();
 }
@@ -213,7 +244,8 @@ std::size_t memory_passes(const plan& p) {
 }
 
 network::index_t pass::steps() const {
-  return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
+  const bool copies = kind == pass_kind::pad_rows || kind == pass_kind::unpad_rows;
+  return kind == pass_kind::merge_runs || copies ? 0 : last.ordinal() - first.ordinal() + 1;
 }
 
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device,
@@ -286,18 +318,27 @@ std::string_view to_string(pass_kind kind) {
       return "merge_stages";
     case pass_kind::merge_stage:
       return "merge_stage";
+    case pass_kind::sort_rows:
+      return "sort_rows";
+    case pass_kind::pad_rows:
+      return "pad_rows";
+    case pass_kind::unpad_rows:
+      return "unpad_rows";
   }
   return "?";
 }
 
 std::string describe(const plan& p) {
   std::ostringstream out;
-  out << bitonic::to_string(p.algo) << " n=" << p.n << " stages=" << p.log2_size
-      << " passes=" << p.passes.size() << '\n';
+  out << bitonic::to_string(p.algo) << " n=" << p.n << " stages=" << p.log2_size;
+  if (p.rows.count != 0) out << " rows=" << p.rows.count << 'x' << p.rows.length;
+  out << " passes=" << p.passes.size() << '\n';
   for (const pass& ps : p.passes) {
     out << "  " << to_string(ps.kind);
     if (ps.kind == pass_kind::merge_runs) {
       out << " runs=2^" << ps.run_log2;
+    } else if (ps.kind == pass_kind::pad_rows || ps.kind == pass_kind::unpad_rows) {
+      out << " rows of " << p.rows.length << " keys, padded to 2^" << ps.span_log2;
     } else {
       out << " (" << ps.first.stage << ',' << ps.first.distance_log2 << ")..(" << ps.last.stage
           << ',' << ps.last.distance_log2 << ')';

@@ -27,6 +27,9 @@ enum class pass_kind {
                  //!< 2^span_log2 keys at once (merge path, then a bitonic merge per tile)
   merge_stage,   //!< optimized: one whole stage past a tile from one buffer into the other
                  //!< (merge path, then a bitonic merge per tile)
+  sort_rows,     //!< batched: every row of plan::rows sorted on its own, rows of up to a tile
+  pad_rows,      //!< batched: the rows copied into the other buffer, each padded to 2^span_log2
+  unpad_rows,    //!< batched: the padded rows copied back, the pads left out
 };
 
 struct pass {
@@ -43,7 +46,7 @@ struct pass {
   bool reads_words = false;
   bool writes_words = false;
 
-  //! Number of network steps the pass runs (0 for merge_runs).
+  //! Number of network steps the pass runs (0 for merge_runs, pad_rows and unpad_rows).
   network::index_t steps() const;
   //! Times the pass reads and writes every key: once, but once per stage for merge_stages.
   unsigned memory_passes() const;
@@ -60,8 +63,14 @@ struct blocked_passes {
   unsigned block_log2 = 0;
 };
 
+//! The rows of a batched plan (make_rows_plan): `count` rows of `length` keys each, one after the
+//! other; zero for a plan that sorts all n keys as one array.
+struct rows {
+  std::size_t count = 0, length = 0;
+};
+
 struct plan {
-  std::size_t n = 0;
+  std::size_t n = 0;       //!< keys the passes run on (a batched plan's padded rows: count * 2^k)
   unsigned log2_size = 0;  //!< ceil(log2 n): the network's stages
   algorithm algo = algorithm::global_step;
   std::vector<pass> passes;
@@ -73,6 +82,7 @@ struct plan {
   std::size_t splits_offset_bytes = 0, split_bytes = 0;
   bool needs_scratch() const { return scratch_keys != 0; }
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
+  struct rows rows;                     //!< batched plans only
 };
 
 //! What an optimized plan adapts to on the device that runs it; zero: not known (the CPU
@@ -112,6 +122,14 @@ enum class scratch_use {
 //! `device` and `scratch` matter to the optimized plan only (block_merge always needs scratch).
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device = {},
                scratch_use scratch = scratch_use::none);
+
+//! The batched plan (optimized kernels) that sorts each of `rows.count` rows of `rows.length`
+//! keys on its own, ascending under the executor's order: rows of up to a tile in one sort_rows
+//! pass; longer rows of a power-of-two length by the optimized passes of one row's length run over
+//! all rows at once (every stage's blocks stay inside a row); other lengths padded to the next
+//! power of two in the scratch (pad_rows), sorted there and copied back (unpad_rows). log2_size is
+//! a row's stages. Throws bitonic::error when the rows' keys (padded) exceed the largest size.
+plan make_rows_plan(struct rows rows, std::size_t key_bytes);
 
 //! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
 //! stream b % blocks_in_flight): while one block's launch ends and the next begins, the other

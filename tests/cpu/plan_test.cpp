@@ -172,6 +172,10 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
       }
       case pass_kind::merge_runs:
         break;
+      case pass_kind::sort_rows:
+      case pass_kind::pad_rows:
+      case pass_kind::unpad_rows:
+        return fail() << where << to_string(ps.kind) << " outside a batched plan";
     }
     // Passes to the other buffer: merges, and an optimized first pass.
     if (ps.to_other && ps.kind != pass_kind::merge_stage &&
@@ -415,6 +419,71 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
     EXPECT_FALSE(
         make_plan(algorithm::optimized, std::size_t{1} << 27, key_bytes, {}, scratch_use::allowed)
             .needs_scratch());
+  }
+}
+
+// Batched plans: rows of up to a tile are one sort_rows pass of a row's stages; longer rows of a
+// power-of-two length run exactly the plan of one row (no device shape) over all rows; other
+// lengths run it on rows padded to that power of two in the scratch, between pad_rows and
+// unpad_rows (two passes to the other buffer, so the keys end where they started).
+TEST(Plan, BatchedRows) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+    const std::size_t tile = std::size_t{1} << tile_log2;
+    for (const std::size_t length : {std::size_t{2}, std::size_t{3}, std::size_t{300}, tile - 1,
+                                     tile, tile + 1, 2 * tile, 3 * tile, 8 * tile + 5}) {
+      const std::size_t count = 7;
+      const plan p = make_rows_plan({count, length}, key_bytes);
+      const unsigned k = network::ceil_log2(length);
+      const std::string what = "key_bytes=" + std::to_string(key_bytes) +
+                               " length=" + std::to_string(length) + '\n' + describe(p);
+      EXPECT_EQ(p.log2_size, k) << what;
+      EXPECT_EQ(p.rows.count, count) << what;
+      EXPECT_EQ(p.rows.length, length) << what;
+      if (length <= tile) {
+        ASSERT_EQ(p.passes.size(), 1u) << what;
+        EXPECT_EQ(p.passes[0].kind, pass_kind::sort_rows) << what;
+        EXPECT_EQ(p.passes[0].last, (step{k, 0})) << what;
+        EXPECT_EQ(p.passes[0].steps(), network::step_count(k)) << what;
+        EXPECT_EQ(p.n, count * length) << what;
+        EXPECT_FALSE(p.needs_scratch()) << what;
+        continue;
+      }
+      const std::size_t padded = std::size_t{1} << k;
+      const plan one_row = make_plan(algorithm::optimized, padded, key_bytes);
+      std::vector<pass> network_passes = p.passes;
+      if (padded == length) {
+        EXPECT_EQ(p.n, count * length) << what;
+        EXPECT_FALSE(p.needs_scratch()) << what;
+      } else {
+        ASSERT_GE(p.passes.size(), 3u) << what;
+        EXPECT_EQ(p.n, count * padded) << what;
+        EXPECT_EQ(p.scratch_keys, count * padded) << what;
+        for (const pass& copy : {p.passes.front(), p.passes.back()}) {
+          EXPECT_TRUE(copy.to_other && copy.span_log2 == k && copy.steps() == 0) << what;
+        }
+        EXPECT_EQ(p.passes.front().kind, pass_kind::pad_rows) << what;
+        EXPECT_EQ(p.passes.back().kind, pass_kind::unpad_rows) << what;
+        network_passes = {p.passes.begin() + 1, p.passes.end() - 1};
+      }
+      ASSERT_EQ(network_passes.size(), one_row.passes.size()) << what;
+      for (std::size_t i = 0; i < network_passes.size(); ++i) {
+        const pass &got = network_passes[i], &want = one_row.passes[i];
+        EXPECT_TRUE(got.kind == want.kind && got.first == want.first && got.last == want.last &&
+                    got.span_log2 == want.span_log2 && !got.to_other)
+            << what << "pass " << i;
+      }
+      EXPECT_EQ(memory_passes(p), network_passes.size() + (padded == length ? 0 : 2)) << what;
+    }
+    for (const std::size_t length : {std::size_t{0}, std::size_t{1}}) {
+      EXPECT_TRUE(make_rows_plan({5, length}, key_bytes).passes.empty());
+    }
+    EXPECT_TRUE(make_rows_plan({0, 1000}, key_bytes).passes.empty());
+    EXPECT_TRUE(test::throws_error(
+        [&] {
+          make_rows_plan({std::size_t{1} << 40, (std::size_t{1} << 23) + 1}, key_bytes);
+        },
+        "largest supported size"));
   }
 }
 

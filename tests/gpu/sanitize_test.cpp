@@ -124,6 +124,40 @@ TEST(Sanitize, Records) {
   expect_small_record_sorts<std::int64_t, std::uint64_t>();
 }
 
+// sort_batched: rows of one tile pass (5 and 300 keys), the optimized passes of one row (2^15 for
+// 4-byte keys, 2^14 for 8-byte), padded rows (one past a tile).
+template <class Key>
+void expect_small_batched_sorts() {
+  constexpr std::size_t tile = sizeof(Key) == 4 ? std::size_t{1} << 14 : std::size_t{1} << 13;
+  for (const std::size_t size : {std::size_t{5}, std::size_t{300}, 2 * tile, tile + 1}) {
+    const std::size_t arrays = size < 1000 ? 33 : 3;
+    const std::uint64_t seed = test::case_seed(size, tools::distribution::uniform);
+    const std::vector<Key> input =
+        tools::generate<Key>(arrays * size, tools::distribution::uniform, seed);
+    test::device_array<Key> keys(input.size());
+    for (const order direction : test::all_orders) {
+      keys.upload(input);
+      sort_batched(keys.get(), arrays, size, {.direction = direction});
+      const std::vector<Key> sorted = keys.download();
+      for (std::size_t a = 0; a < arrays; ++a) {
+        const auto row = [&](const std::vector<Key>& v) {
+          return std::vector<Key>(v.begin() + std::ptrdiff_t(a * size),
+                                  v.begin() + std::ptrdiff_t((a + 1) * size));
+        };
+        EXPECT_TRUE(
+            test::matches_reference(row(sorted), tools::reference_sort(row(input), direction)))
+            << tools::type_name<Key>() << " array " << a << " of " << arrays << " of " << size
+            << " keys, seed " << seed << ' ' << test::to_string(direction);
+      }
+    }
+  }
+}
+
+TEST(Sanitize, Batched) {
+  expect_small_batched_sorts<std::int32_t>();
+  expect_small_batched_sorts<double>();
+}
+
 TEST(Sanitize, Automatic) {
   expect_small_sorts_of_both_key_sizes(algorithm::automatic);
 }

@@ -6,6 +6,7 @@
 
 #include "args.hpp"
 #include "bench/algorithms.hpp"
+#include "bench/batched.hpp"
 #include "bench/driver.hpp"
 #include "bench/keys.hpp"
 #include "commands.hpp"
@@ -14,6 +15,7 @@ namespace bitonic::cli {
 
 int bench_command(std::span<const std::string_view> args) {
   bench::config cfg;
+  bench::batched_config batched;
   std::vector<std::string_view> algos, types;
   bool host = false;
   const auto count = [](std::string_view name, unsigned& target) {
@@ -65,6 +67,17 @@ int bench_command(std::span<const std::string_view> args) {
       {"--runs", count("--runs", cfg.runs)},
       {"--cpu-runs", count("--cpu-runs", cfg.cpu_runs)},
       {"--seed", [&](std::string_view v) { cfg.seed = parse_uint("--seed", v, 0, UINT64_MAX); }},
+      {"--batched",
+       [&](std::string_view v) {
+         for (std::string_view size : split_list("--batched", v)) {
+           batched.array_sizes.push_back(
+               std::size_t(parse_uint("--batched", size, 1, std::size_t{1} << max_log2n)));
+         }
+       }},
+      {"--total",
+       [&](std::string_view v) {
+         batched.total_keys = std::size_t(parse_uint("--total", v, 1, std::size_t{1} << max_log2n));
+       }},
       {"--csv",
        [&](std::string_view v) {
          if (v.empty()) throw usage_error("--csv needs a file name");
@@ -73,6 +86,16 @@ int bench_command(std::span<const std::string_view> args) {
   };
   parse_options(args, options);
   if (!types.empty()) cfg.key_types = types;
+  if (!batched.array_sizes.empty()) {  // the batched mode: its own rows, peers and table
+    if (!algos.empty() || host || cfg.values != bench::value_mode::none) {
+      throw usage_error("--batched has rows of its own: it takes no --algo, --host or --values");
+    }
+    batched.key_types = cfg.key_types;
+    batched.runs = cfg.runs;
+    batched.seed = cfg.seed;
+    batched.csv_path = cfg.csv_path;
+    return bench::run_batched(batched);
+  }
   const bool records = cfg.values != bench::value_mode::none;
   if (records && host) throw usage_error("--host sorts keys alone; it does not take --values");
   const auto rows = records ? bench::record_algorithms() : bench::all_algorithms();

@@ -72,6 +72,11 @@ commands:
                             the records. Its rows (--algo):
                             )" +
          record_algos + R"(
+            --batched SIZES batched mode: arrays of each of these sizes (comma list), --total
+                            keys in all, each sorted on its own by sort_batched, against CUB's
+                            DeviceSegmentedSort and DeviceSegmentedRadixSort (its own rows;
+                            no --algo, --host or --values)
+            --total N       keys in all in the batched mode (default 16777216)
             --type TYPES    key types, comma list: i32 u32 i64 u64 f32 f64 (default i32)
             --runs N        GPU and sort_host runs per time after a warm-up; the median is
                             reported (default 5)

@@ -1,0 +1,170 @@
+// The batched mode of the benchmark: for each key type and array size, bitonic::sort_batched (the
+// default call) and CUB's two segmented sorts on the same arrays, timed as the keys-only mode
+// times (CUDA events around the sort alone, a warm-up, the median of the runs, each run on a fresh
+// copy of the unsorted keys), each result checked against std::sort of every array.
+#include "bench/batched.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bench/keys.hpp"
+#include "bench/report.hpp"
+#include "bench/timing.hpp"
+#include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
+
+namespace bitonic::bench {
+namespace {
+
+template <class Key>
+constexpr bool is_precompiled_key_v =
+    std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::uint32_t> ||
+    std::is_same_v<Key, std::int64_t> || std::is_same_v<Key, std::uint64_t> ||
+    std::is_same_v<Key, float> || std::is_same_v<Key, double>;
+
+//! The library's batched sort as a peer: the call a user makes, default options.
+template <class Key>
+class bitonic_batched final : public segmented_sorter<Key> {
+ public:
+  void reserve(std::size_t, std::size_t) override {}
+  const Key* sort(Key* d_keys, std::size_t arrays, std::size_t size, cudaStream_t stream) override {
+    options opt;
+    opt.stream = stream;
+    sort_batched(d_keys, arrays, size, opt);
+    return d_keys;
+  }
+};
+
+//! Whether `got` holds every array of `input` sorted (the order of std::sort; equal keys may
+//! differ in bits only where they are equivalent, as tools::first_mismatch allows).
+template <class Key>
+bool arrays_sorted(const std::vector<Key>& input, const std::vector<Key>& got, std::size_t arrays,
+                   std::size_t size) {
+  for (std::size_t a = 0; a < arrays; ++a) {
+    std::vector<Key> want(input.begin() + std::ptrdiff_t(a * size),
+                          input.begin() + std::ptrdiff_t((a + 1) * size));
+    std::sort(want.begin(), want.end(), ascending_less{});
+    const std::vector<Key> row(got.begin() + std::ptrdiff_t(a * size),
+                               got.begin() + std::ptrdiff_t((a + 1) * size));
+    if (tools::first_mismatch(row, want)) return false;
+  }
+  return true;
+}
+
+struct row_result {
+  std::string name;
+  double ms = 0;
+  bool ok = false;
+  std::string error;
+};
+
+template <class Key>
+std::vector<row_result> measure_size(const batched_config& cfg, std::size_t size) {
+  const std::size_t arrays = std::max<std::size_t>(1, cfg.total_keys / size), n = arrays * size;
+  const std::vector<Key> input = tools::generate<Key>(n, tools::distribution::uniform, cfg.seed);
+  device_buffer<Key> pristine(n), work(n);
+  BITONIC_CUDA_CHECK(
+      cudaMemcpy(pristine.get(), input.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
+  const cuda_stream stream;
+  event_timer timer;
+  struct named {
+    const char* name;
+    std::unique_ptr<segmented_sorter<Key>> sorter;
+  };
+  named peers[] = {{"bitonic_batched", std::make_unique<bitonic_batched<Key>>()},
+                   {"cub_segmented", make_cub_segmented_sorter<Key>()},
+                   {"cub_segmented_radix", make_cub_segmented_radix_sorter<Key>()}};
+  std::vector<row_result> rows;
+  for (named& peer : peers) {
+    row_result row{peer.name, 0, false, {}};
+    try {
+      peer.sorter->reserve(arrays, size);
+      std::vector<double> samples;
+      const Key* result = nullptr;
+      for (unsigned run = 0; run <= cfg.runs; ++run) {  // run 0 warms up
+        BITONIC_CUDA_CHECK(cudaMemcpyAsync(work.get(), pristine.get(), n * sizeof(Key),
+                                           cudaMemcpyDeviceToDevice, stream.get()));
+        timer.start(stream.get());
+        result = peer.sorter->sort(work.get(), arrays, size, stream.get());
+        const double ms = timer.stop(stream.get());
+        if (run > 0) samples.push_back(ms);
+      }
+      row.ms = median(samples);
+      std::vector<Key> got(n);
+      BITONIC_CUDA_CHECK(cudaMemcpy(got.data(), result, n * sizeof(Key), cudaMemcpyDeviceToHost));
+      row.ok = arrays_sorted(input, got, arrays, size);
+      if (!row.ok) row.error = "differs from std::sort";
+    } catch (const std::exception& e) {
+      row.error = e.what();
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+int run_batched(const batched_config& cfg) {
+  if (!gpu_available()) throw std::runtime_error("bench --batched: no CUDA device");
+  const std::string device = current_device_name(), date = iso_date();
+  std::ofstream csv;
+  if (!cfg.csv_path.empty()) {
+    csv.open(cfg.csv_path);
+    if (!csv) throw std::runtime_error("cannot write " + cfg.csv_path);
+    // The columns scripts/plot_bench.py reads (n: the array size; value_type: batched).
+    csv << "device,date,key_type,value_type,n,arrays,total_keys,algorithm,internal_ms,"
+           "keys_per_s,ok\n";
+  }
+  std::printf("device: %s, %s; %zu keys in all, median of %u runs\n", device.c_str(), date.c_str(),
+              cfg.total_keys, cfg.runs);
+  int status = 0;
+  for (std::string_view type : cfg.key_types) {
+    const bool known = tools::with_key_type(type, [&](auto key) {
+      using Key = decltype(key);
+      if constexpr (!is_precompiled_key_v<Key>) {
+        throw std::invalid_argument("bench --batched: sort_batched has no " + std::string(type) +
+                                    " keys");
+      } else {
+        std::printf("\n%-5s %10s %9s %16s %14s %20s %12s\n", "type", "array", "arrays",
+                    "bitonic_batched", "cub_segmented", "cub_segmented_radix", "vs cub_seg");
+        for (const std::size_t size : cfg.array_sizes) {
+          const std::vector<row_result> rows = measure_size<Key>(cfg, size);
+          const std::size_t arrays = std::max<std::size_t>(1, cfg.total_keys / size);
+          std::printf("%-5.*s %10zu %9zu", int(type.size()), type.data(), size, arrays);
+          const int widths[] = {16, 14, 20};
+          for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].ok) {
+              std::printf(" %*.4f", widths[i], rows[i].ms);
+            } else {
+              std::printf(" %*s", widths[i], "FAILED");
+              std::fprintf(stderr, "bench --batched %.*s %zu: %s: %s\n", int(type.size()),
+                           type.data(), size, rows[i].name.c_str(), rows[i].error.c_str());
+              status = 1;
+            }
+          }
+          if (rows[0].ok && rows[1].ok) std::printf(" %11.2fx", rows[1].ms / rows[0].ms);
+          std::printf("\n");
+          std::fflush(stdout);
+          for (const row_result& r : rows) {
+            if (!csv.is_open()) break;
+            const double keys_per_s = r.ok ? double(arrays * size) / (r.ms * 1e-3) : 0;
+            csv << '"' << device << "\"," << date << ',' << type << ",batched," << size << ','
+                << arrays << ',' << arrays * size << ',' << r.name << ',' << (r.ok ? r.ms : 0)
+                << ',' << keys_per_s << ',' << (r.ok ? "true" : "false") << '\n';
+          }
+        }
+      }
+    });
+    if (!known) throw std::invalid_argument("unknown key type " + std::string(type));
+  }
+  return status;
+}
+
+}  // namespace bitonic::bench

@@ -1,0 +1,32 @@
+#include <cstdint>
+
+#include "kernels/pad_rows.cuh"
+#include "kernels/rows.hpp"
+#include "kernels/sort_rows.cuh"
+
+namespace bitonic::kernels::rows {
+
+void sort_rows(void* keys, std::size_t key_bytes, std::uint64_t count, std::uint64_t length,
+               word_map map, order direction, cudaStream_t stream) {
+  if (key_bytes == 4) {
+    kernels::sort_rows::launch(static_cast<std::uint32_t*>(keys), count, length, map, direction,
+                               stream);
+  } else {
+    kernels::sort_rows::launch(static_cast<std::uint64_t*>(keys), count, length, map, direction,
+                               stream);
+  }
+}
+
+void copy_rows(const void* from, std::uint64_t from_width, void* to, std::uint64_t to_width,
+               std::uint64_t count, std::size_t key_bytes, std::uint64_t pad, cudaStream_t stream) {
+  if (key_bytes == 4) {
+    kernels::pad_rows::launch(static_cast<const std::uint32_t*>(from), from_width,
+                              static_cast<std::uint32_t*>(to), to_width, count, std::uint32_t(pad),
+                              stream);
+  } else {
+    kernels::pad_rows::launch(static_cast<const std::uint64_t*>(from), from_width,
+                              static_cast<std::uint64_t*>(to), to_width, count, pad, stream);
+  }
+}
+
+}  // namespace bitonic::kernels::rows

@@ -1,0 +1,37 @@
+// The batched plans' kernels (sort_rows.cuh, pad_rows.cuh) as plain functions of the key size:
+// compiled once, in rows.cu, instead of in every key type's sort, because they only move bits.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "bitonic/bitonic.hpp"
+
+namespace bitonic::kernels::rows {
+
+//! How a key's bits become its unsigned word (key_order.hpp's unsigned_word) and back, known at run
+//! time so that keys of one size share a kernel: integers as they are or with the sign bit flipped,
+//! floats by ordered_word's map.
+enum class word_map : unsigned char { unsigned_bits, signed_bits, float_bits };
+
+template <class Key>
+constexpr word_map word_map_of() {
+  if constexpr (std::is_floating_point_v<Key>) return word_map::float_bits;
+  if constexpr (std::is_signed_v<Key>) return word_map::signed_bits;
+  return word_map::unsigned_bits;
+}
+
+//! Sorts each of `count` rows of `length` keys of `key_bytes` bytes (4 or 8) at `keys`, in
+//! `direction` (sort_rows.cuh; 2 <= length <= a tile), on `stream`.
+void sort_rows(void* keys, std::size_t key_bytes, std::uint64_t count, std::uint64_t length,
+               word_map map, order direction, cudaStream_t stream);
+
+//! Copies `count` rows of `from_width` keys of `key_bytes` bytes into rows of `to_width`, the
+//! columns past from_width set to `pad`'s bits (pad_rows.cuh), on `stream`.
+void copy_rows(const void* from, std::uint64_t from_width, void* to, std::uint64_t to_width,
+               std::uint64_t count, std::size_t key_bytes, std::uint64_t pad, cudaStream_t stream);
+
+}  // namespace bitonic::kernels::rows

@@ -1,0 +1,144 @@
+// sort_rows (sort_batched): many independent rows of at most a tile each, every row sorted in one
+// launch. A register tile (register_tile.cuh) holds 2^(tile_log2 - row_log2) rows, each padded to
+// 2^row_log2 keys with the greatest word, and runs the first pass's stages
+// (optimized_sort_tile::stages) only up to stage row_log2, whose blocks, the rows, all end
+// ascending. Why it is fast: each key is read and written once, the network runs in registers with
+// the first pass's code, and short rows pay only for their own few stages (rows of 32: stages 1..5,
+// all on register bits). Keys are sorted as unsigned words of their size (key_order.hpp's
+// unsigned_word, complemented when descending), so there is one kernel per key size, not one per
+// key type and order.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "bitonic/bitonic.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/optimized_sort_tile.cuh"
+#include "kernels/register_tile.cuh"
+#include "kernels/rows.hpp"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
+
+namespace bitonic::kernels::sort_rows {
+
+using network::index_t;
+using rows::word_map;
+
+//! The words of keys of W's size under one map and order.
+template <class W>
+struct word_codec {
+  static_assert(std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>,
+                "4- and 8-byte unsigned words");
+  using Float = std::conditional_t<sizeof(W) == 4, float, double>;
+  using Signed = std::make_signed_t<W>;
+  word_map map;
+  W complement;  //!< all ones when descending
+
+  __device__ W encode(W bits) const {
+    W word = bits;
+    if (map == word_map::signed_bits) {
+      word = unsigned_word(Signed(bits));
+    } else if (map == word_map::float_bits) {
+      Float f;
+      std::memcpy(&f, &bits, sizeof f);
+      word = unsigned_word(f);
+    }
+    return word ^ complement;
+  }
+  __device__ W decode(W word) const {
+    word ^= complement;
+    if (map == word_map::signed_bits) return W(from_unsigned_word<Signed>(word));
+    if (map == word_map::float_bits) {
+      const Float f = from_unsigned_word<Float>(word);
+      W bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      return bits;
+    }
+    return word;
+  }
+};
+
+//! rows x row_length keys (as bits of their size), row r at keys + r * row_length: one tile sorts
+//! tile_keys >> row_log2 consecutive rows, padded to 2^row_log2 = the smallest power of two that
+//! holds a row.
+template <class W>
+struct row_set {
+  W* keys;
+  index_t count, length;
+  unsigned row_log2;
+};
+
+template <class W>
+using tile_of = register_tile<W, tuning::optimized<sizeof(W)>::tile_log2>;
+
+template <class W>
+__global__ void __launch_bounds__(tile_of<W>::threads,
+                                  tuning::optimized<sizeof(W)>::tile_min_blocks)
+    sort_rows_kernel(row_set<W> in, word_codec<W> codec) {
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  using Tile = tile_of<W>;
+  using lay = layout;
+  Tile tile;
+  tile.smem = reinterpret_cast<W*>(smem_bytes);
+  const unsigned row_log2 = in.row_log2, rows_log2 = Tile::tile_log2 - row_log2;
+  const index_t tiles = ((in.count - 1) >> rows_log2) + 1;
+  wait_for_previous_pass();
+  for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const index_t first_row = t << rows_log2;
+    tile.refresh_thread();
+    // Mid layout: a warp's lanes read consecutive keys of a row.
+#pragma unroll
+    for (unsigned m = 0; m < Tile::K; ++m) {
+      const unsigned i = tile.template index<lay::registers_mid>(m);
+      const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
+      tile.r[m] = row < in.count && column < in.length
+                      ? codec.encode(in.keys[row * in.length + column])
+                      : W(~W(0));  // pads: the greatest word, behind every key of the row
+    }
+#pragma unroll
+    for (unsigned m = 0; m < Tile::K; ++m)
+      tile.r[m] ^= optimized_sort_tile::stage_code<1, lay::registers_mid>(tile, m, row_log2);
+    tile.template exchange<lay::registers_mid, lay::registers_low>();
+    optimized_sort_tile::stages<1, Tile::tile_log2>(tile, ascending_less{}, row_log2);
+    tile.template exchange<lay::registers_low, lay::registers_mid>();
+    tile.refresh_thread();
+#pragma unroll
+    for (unsigned m = 0; m < Tile::K; ++m) {
+      const unsigned i = tile.template index<lay::registers_mid>(m);
+      const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
+      if (row < in.count && column < in.length) {
+        in.keys[row * in.length + column] = codec.decode(tile.r[m]);
+      }
+    }
+  }
+}
+
+//! Sorts each of `count` rows of `length` keys (2 <= length <= a tile) of W's size at `keys`,
+//! their bits mapped by `map`, in `direction`, on `stream` (only loads the kernel under a
+//! load_only_scope).
+template <class W>
+void launch(W* keys, index_t count, index_t length, word_map map, order direction,
+            cudaStream_t stream) {
+  using Tile = tile_of<W>;
+  const unsigned row_log2 = network::ceil_log2(length);
+  if (count == 0 || row_log2 == 0 || row_log2 > Tile::tile_log2) {
+    throw error(
+        "bitonic: internal error: sort_rows of no rows, or rows longer than a tile or "
+        "shorter than 2");
+  }
+  const row_set<W> in{keys, count, length, row_log2};
+  const word_codec<W> codec{map, direction == order::descending ? W(~W(0)) : W(0)};
+  constexpr auto kernel = sort_rows_kernel<W>;
+  allow_dynamic_shared_memory<kernel>(Tile::smem_bytes,
+                                      "cudaFuncSetAttribute(sort_rows_kernel shared memory)");
+  const index_t tiles = ((count - 1) >> (Tile::tile_log2 - row_log2)) + 1;
+  launch_chained(kernel, grid_blocks(tiles, 1), Tile::threads, Tile::smem_bytes, stream,
+                 "sort_rows_kernel launch", in, codec);
+}
+
+}  // namespace bitonic::kernels::sort_rows

@@ -1,0 +1,194 @@
+// bitonic::sort_batched on the device against std::sort of every array on its own: every key
+// type and order, every array size 0..300, powers of two and their neighbours up to 2^17 (one
+// tile and past it: the sort_rows pass, the optimized passes of one array, padded rows), every
+// distribution of tools::generate (NaN and -0.0 included); keys behind the batch untouched; the
+// workspace of padded rows; refusals with the keys untouched.
+// Seeds: test::case_seed(size, distribution), printed with every failure.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <future>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
+#include "common_test.hpp"
+#include "device_memory.hpp"
+
+namespace bitonic {
+namespace {
+
+using test::device_array;
+using tools::distribution;
+
+//! Each of `arrays` arrays of `size` keys of `input` sorted by std::sort in `direction`.
+template <class Key>
+std::vector<Key> sorted_arrays(std::vector<Key> input, std::size_t arrays, std::size_t size,
+                               order direction) {
+  for (std::size_t a = 0; a < arrays; ++a) {
+    const auto first = input.begin() + std::ptrdiff_t(a * size);
+    if (direction == order::ascending) {
+      std::sort(first, first + std::ptrdiff_t(size), ascending_less{});
+    } else {
+      std::sort(first, first + std::ptrdiff_t(size), descending_less{});
+    }
+  }
+  return input;
+}
+
+//! Array sizes: every one up to 300, then 2^k - 1, 2^k, 2^k + 1 up to 2^17 and a few sizes past a
+//! tile that are far from powers of two.
+std::vector<std::size_t> array_sizes() {
+  std::vector<std::size_t> sizes;
+  for (std::size_t m = 0; m <= 300; ++m)
+    sizes.push_back(m);
+  for (unsigned k = 9; k <= 17; ++k) {
+    const std::size_t p = std::size_t{1} << k;
+    sizes.insert(sizes.end(), {p - 1, p, p + 1});
+  }
+  sizes.insert(sizes.end(), {12289, 24577, 100003});
+  return sizes;
+}
+
+//! Arrays in a batch of arrays of `size` keys: an odd count (never a power of two past 1), about
+//! 2^17 keys in all, at least 3 while that stays small.
+std::size_t arrays_for(std::size_t size) {
+  if (size == 0) return 5;
+  const std::size_t arrays = std::max<std::size_t>(3, (std::size_t{1} << 17) / size) | 1;
+  return size > (std::size_t{1} << 16) ? 3 : arrays;
+}
+
+//! Whether a and b hold the same bits (NaNs compare as their bits, unlike ==).
+template <class Key>
+bool identical(const std::vector<Key>& a, const std::vector<Key>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Key)) == 0;
+}
+
+std::string describe(std::string_view type, std::size_t arrays, std::size_t size, distribution d,
+                     std::uint64_t seed, order direction) {
+  std::ostringstream out;
+  out << type << ' ' << arrays << " arrays of " << size << " keys, distribution "
+      << tools::to_string(d) << " seed=" << seed << " order=" << test::to_string(direction);
+  return out.str();
+}
+
+template <class Key>
+class BatchedGpu : public ::testing::Test {};
+TYPED_TEST_SUITE(BatchedGpu, test::key_types, test::key_type_names);
+
+// Sizes up to 300 cycle through the distributions (every one of them every 7 sizes); the larger
+// sizes get all of them. Past the batch lie guard keys that must come back unchanged.
+TYPED_TEST(BatchedGpu, EveryArrayMatchesStdSort) {
+  using Key = TypeParam;
+  constexpr std::size_t guard = 257;
+  const cuda_stream stream;
+  for (const std::size_t size : array_sizes()) {
+    const std::size_t arrays = arrays_for(size), n = arrays * size;
+    std::vector<distribution> distributions(std::begin(tools::all_distributions),
+                                            std::end(tools::all_distributions));
+    if (size <= 300) {
+      distributions = {distribution::uniform,
+                       tools::all_distributions[size % std::size(tools::all_distributions)]};
+    }
+    const std::vector<Key> guard_keys = tools::generate<Key>(
+        guard, distribution::uniform, test::case_seed(guard, distribution::uniform));
+    device_array<Key> keys(n + guard);
+    std::vector<std::future<::testing::AssertionResult>> verdicts;
+    std::vector<std::string> labels;
+    for (const distribution d : distributions) {
+      const std::uint64_t seed = test::case_seed(size, d);
+      std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        std::vector<Key> with_guard = input;
+        with_guard.insert(with_guard.end(), guard_keys.begin(), guard_keys.end());
+        keys.upload(with_guard, stream.get());
+        options opt;
+        opt.direction = direction;
+        opt.stream = stream.get();
+        sort_batched(keys.get(), arrays, size, opt);
+        std::vector<Key> result = keys.download(stream.get());
+        labels.push_back(describe(tools::type_name<Key>(), arrays, size, d, seed, direction));
+        verdicts.push_back(std::async(std::launch::async, [=, r = std::move(result)] {
+          std::vector<Key> got(r.begin(), r.begin() + std::ptrdiff_t(n));
+          const std::vector<Key> tail(r.begin() + std::ptrdiff_t(n), r.end());
+          if (!identical(tail, guard_keys)) {
+            return ::testing::AssertionFailure() << "keys behind the batch changed";
+          }
+          return test::matches_reference(got, sorted_arrays(input, arrays, size, direction));
+        }));
+      }
+    }
+    for (std::size_t i = 0; i < verdicts.size(); ++i)
+      EXPECT_TRUE(verdicts[i].get()) << labels[i];
+  }
+}
+
+// Arrays longer than a tile whose size is not a power of two sort in padded rows of scratch:
+// exactly batched_workspace_bytes of workspace works at any alignment, one byte less is refused
+// with the size and the keys untouched; power-of-two sizes and short arrays need none.
+TYPED_TEST(BatchedGpu, WorkspaceOfPaddedArrays) {
+  using Key = TypeParam;
+  const std::size_t arrays = 3, size = (std::size_t{1} << 14) + 3;
+  EXPECT_EQ(batched_workspace_bytes<Key>(arrays, std::size_t{1} << 15), 0u);
+  EXPECT_EQ(batched_workspace_bytes<Key>(1000, 300), 0u);
+  const std::size_t bytes = batched_workspace_bytes<Key>(arrays, size);
+  EXPECT_GE(bytes, arrays * (std::size_t{1} << 15) * sizeof(Key));
+
+  const std::uint64_t seed = test::case_seed(size, distribution::uniform);
+  const std::vector<Key> input = tools::generate<Key>(arrays * size, distribution::uniform, seed);
+  device_array<Key> keys(input.size());
+  device_array<unsigned char> workspace(bytes + 1);
+  for (const std::size_t offset : {0u, 1u}) {
+    keys.upload(input);
+    options opt;
+    opt.workspace = workspace.get() + offset;
+    opt.workspace_bytes = bytes;
+    sort_batched(keys.get(), arrays, size, opt);
+    EXPECT_TRUE(test::matches_reference(keys.download(),
+                                        sorted_arrays(input, arrays, size, order::ascending)))
+        << "workspace at offset " << offset << ", seed " << seed;
+  }
+  keys.upload(input);
+  options small;
+  small.workspace = workspace.get();
+  small.workspace_bytes = bytes - 1;
+  EXPECT_TRUE(test::throws_error([&] { sort_batched(keys.get(), arrays, size, small); },
+                                 {"sort_batched", std::to_string(bytes)}));
+  EXPECT_TRUE(identical(keys.download(), input)) << "keys changed by a refused call";
+}
+
+TEST(BatchedGpuErrors, RefusedWithTheReasonAndKeysUntouched) {
+  const std::vector<float> input = {3.0f, -1.0f, 2.0f, 0.5f};
+  device_array<float> keys(input.size());
+  keys.upload(input);
+  options stable;
+  stable.stable = true;
+  EXPECT_TRUE(
+      test::throws_error([&] { sort_batched(keys.get(), 2, 2, stable); }, {"stable", "float"}));
+  options merge;
+  merge.algo = algorithm::block_merge;
+  EXPECT_TRUE(test::throws_error([&] { sort_batched(keys.get(), 2, 2, merge); },
+                                 {"sort_batched", "block_merge"}));
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort_batched(keys.get(), std::size_t{1} << 40, std::size_t{1} << 40); }, "overflow"));
+  EXPECT_TRUE(test::throws_error([&] { sort_batched<float>(nullptr, 2, 2); }, "sort_batched"));
+  std::vector<float> host = input;
+  EXPECT_TRUE(test::throws_error([&] { sort_batched(host.data(), 2, 2); }, "sort_batched"));
+  EXPECT_TRUE(identical(keys.download(), input)) << "keys changed by a refused call";
+  sort_batched<float>(nullptr, 0, 5);  // nothing to sort: no error
+  sort_batched<float>(nullptr, 7, 0);
+  sort_batched(keys.get(), 4, 1);  // arrays of one key are sorted already
+  EXPECT_TRUE(identical(keys.download(), input));
+  // Integer keys are the same stable or not, so stable is accepted for them.
+  device_array<std::int32_t> ints(4);
+  ints.upload({4, 3, 2, 1});
+  sort_batched(ints.get(), 2, 2, stable);
+  EXPECT_EQ(ints.download(), (std::vector<std::int32_t>{3, 4, 1, 2}));
+}
+
+}  // namespace
+}  // namespace bitonic
