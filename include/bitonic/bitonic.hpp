@@ -136,23 +136,63 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //!
 //! Preconditions: d_keys holds num_arrays * array_size keys in device or managed memory of the
 //! current device (null only when that is 0). opt.algo is automatic or optimized (the only
-//! variant with a batched form). Not stable; opt.stable is refused for float and double keys
-//! (integer keys are the same either way).
+//! variant with a batched form). Not stable unless opt.stable; then float and double keys (whose
+//! equivalent keys can differ in bits) sort as argsort_batched and a gather (at most 2^32 keys,
+//! scratch as batched_workspace_bytes says); integer keys are the same either way.
 //! Complexity: per array O(m log^2 m) comparisons for m = array_size rounded up to a power of two;
 //! one pass over memory up to a tile, about two passes a doubling past it.
 //! Throws bitonic::error (keys untouched) as `sort` does, when num_arrays * array_size overflows
-//! or exceeds 2^63 keys (padded), for another algorithm, or for opt.stable with float keys.
+//! or exceeds 2^63 keys (padded), or for another algorithm.
 template <class Key>
 void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size,
                   const options& opt = {});
 
 //! Bytes of workspace that `sort_batched<Key>(d_keys, num_arrays, array_size, opt)` needs (see
 //! workspace_bytes): num_arrays * 2^ceil(log2 array_size) keys plus alignment slack for arrays
-//! longer than a tile whose size is not a power of two, else 0. Throws bitonic::error as
+//! longer than a tile whose size is not a power of two, else 0 (with opt.stable for float and
+//! double keys: argsort_batched's scratch and a copy of the keys). Throws bitonic::error as
 //! sort_batched does for bad arguments, and without a CUDA device.
 template <class Key>
 std::size_t batched_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
                                     const options& opt = {});
+
+//! sort_batched for (key, value) records (torch.sort(dim=-1) with values): within each array,
+//! d_keys[i] and d_values[i] are one record, and both arrays end with every array's records in
+//! the sorted order of its keys. Values of 4 or 8 bytes moved as bits, as for sort_pairs; not
+//! stable by default, stable with opt.stable (equivalent keys keep their order in the array).
+//! How: sort_pairs' record words (key word and global position, or 4-byte key and value) sorted
+//! by sort_batched<std::uint64_t>, then the same unpack or gathers. Memory:
+//! batched_pairs_workspace_bytes (as pairs_workspace_bytes, with the batched word sort's).
+//! Preconditions: as for sort_batched, for both arrays, which must not overlap; at most 2^32
+//! records in all. opt.algo automatic or optimized. Complexity: one batched sort of 8-byte words
+//! (two for 8-byte keys) plus O(n) passes. Throws bitonic::error (data untouched) as
+//! sort_batched and sort_pairs do.
+template <class Key, class Value>
+void sort_batched_pairs(Key* d_keys, Value* d_values, std::size_t num_arrays,
+                        std::size_t array_size, const options& opt = {});
+
+//! Bytes of workspace that `sort_batched_pairs<Key, Value>` needs for these arrays (see
+//! workspace_bytes); 0 for arrays of fewer than 2 keys.
+template <class Key, class Value>
+std::size_t batched_pairs_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
+                                          const options& opt = {});
+
+//! argsort of each array on its own (torch.argsort(dim=-1, stable=True)): d_indices[i *
+//! array_size + j] is the index within array i (0 .. array_size - 1) of its j-th key in sorted
+//! order; stable whatever opt.stable says; keys untouched. Index is std::uint32_t or
+//! std::uint64_t. How and memory: argsort's, with sort_batched<std::uint64_t> as the word sort
+//! (batched_argsort_workspace_bytes). Preconditions: as for sort_batched, for both arrays,
+//! which must not overlap; at most 2^32 keys in all. Throws bitonic::error (indices untouched)
+//! as sort_batched and argsort do.
+template <class Key, class Index>
+void argsort_batched(const Key* d_keys, Index* d_indices, std::size_t num_arrays,
+                     std::size_t array_size, const options& opt = {});
+
+//! Bytes of workspace that `argsort_batched<Key, Index>` needs for these arrays (see
+//! workspace_bytes); 0 for arrays of fewer than 2 keys.
+template <class Key, class Index>
+std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
+                                            const options& opt = {});
 
 //! Sorts `n` (key, value) pairs in device memory by key, in place: d_keys[i] and d_values[i] are
 //! one record, and both arrays end in the sorted order of the keys (the order and NaN rules of
@@ -342,13 +382,21 @@ BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY
 
-#define BITONIC_DECLARE_PAIR(Key, Value)                                                      \
-  extern template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&);     \
-  extern template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&); \
+#define BITONIC_DECLARE_PAIR(Key, Value)                                                          \
+  extern template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&);         \
+  extern template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&);     \
+  extern template void sort_batched_pairs<Key, Value>(Key*, Value*, std::size_t, std::size_t,     \
+                                                      const options&);                            \
+  extern template std::size_t batched_pairs_workspace_bytes<Key, Value>(std::size_t, std::size_t, \
+                                                                        const options&);          \
   extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);
-#define BITONIC_DECLARE_INDEX(Key, Index)                                                       \
-  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);    \
-  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&); \
+#define BITONIC_DECLARE_INDEX(Key, Index)                                                        \
+  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);     \
+  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);  \
+  extern template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t, \
+                                                   const options&);                              \
+  extern template std::size_t batched_argsort_workspace_bytes<Key, Index>(                       \
+      std::size_t, std::size_t, const options&);                                                 \
   extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&);
 //! PAIR(Key, Value) for every value type sort_pairs takes, then INDEX(Key, Index) for every
 //! index type argsort writes: the record entry points precompiled for one key type.

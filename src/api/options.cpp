@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "kernels/device_fit.hpp"
@@ -67,6 +68,14 @@ void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_
   if (a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes) {
     throw error(std::string(caller) + ": " + what + " overlap");
   }
+}
+
+std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size, const char* caller) {
+  if (array_size != 0 && num_arrays > std::numeric_limits<std::size_t>::max() / array_size) {
+    throw error(std::string(caller) + ": " + std::to_string(num_arrays) + " arrays of " +
+                std::to_string(array_size) + " keys overflow size_t");
+  }
+  return num_arrays * array_size;
 }
 
 void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {

@@ -20,6 +20,10 @@ void require_host_keys(const void* h_keys, std::size_t n, const char* caller);
 void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
                    const char* caller, const char* what);
 
+//! The keys of num_arrays arrays of array_size (batched sorts), or bitonic::error naming
+//! `caller` when that overflows size_t.
+std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size, const char* caller);
+
 //! opt.algo, or the automatic choice for n keys of key_bytes bytes.
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes);
 

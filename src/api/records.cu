@@ -1,7 +1,10 @@
 // argsort, sort_pairs and the stable key sort: the 8-byte key sort of record words
 // (kernels/records.cuh), then gathers or an unpack. The word sort is the precompiled
 // sort<uint64_t>, so records add only a few small kernels (per key type for the words, per element
-// size for the gathers) and no copy of the network's kernels.
+// size for the gathers) and no copy of the network's kernels. Their batched forms
+// (sort_batched_pairs, argsort_batched) are the same with sort_batched<uint64_t> as the word
+// sort: the words' positions are global, so the gathers do not change, and within an array they
+// keep equal keys in input order as they do in one array.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -29,6 +32,7 @@ using bits_t = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
 
 //! Where a record sort keeps its parts in its scratch, in bytes from its aligned start.
 struct record_layout {
+  std::size_t array_size = 0;   //!< batched: the words sort in arrays of this many (0: as one)
   std::size_t words = 0;        //!< n position words
   std::size_t sort = 0;         //!< the word sort's workspace, sort_bytes of it
   std::size_t sort_bytes = 0;   //!< 0: the word sort works in place
@@ -59,10 +63,11 @@ void require_positions(std::size_t n, const char* caller) {
 }
 
 //! The layout for n >= 2 keys of key_bytes, with copies of n elements of copy_key_bytes and of
-//! value_bytes (0: none) to gather from.
+//! value_bytes (0: none) to gather from; batched in arrays of array_size keys unless that is 0.
 record_layout layout_for(std::size_t n, std::size_t key_bytes, std::size_t copy_key_bytes,
-                         std::size_t value_bytes, const options& opt) {
+                         std::size_t value_bytes, const options& opt, std::size_t array_size = 0) {
   record_layout l;
+  l.array_size = array_size;
   std::size_t end = 0;
   const auto take = [&](std::size_t bytes) {
     const std::size_t at = end;
@@ -70,7 +75,9 @@ record_layout layout_for(std::size_t n, std::size_t key_bytes, std::size_t copy_
     return at;
   };
   l.words = take(n * sizeof(std::uint64_t));
-  l.sort_bytes = workspace_bytes<std::uint64_t>(n, word_sort_options(opt));
+  l.sort_bytes = array_size == 0 ? workspace_bytes<std::uint64_t>(n, word_sort_options(opt))
+                                 : batched_workspace_bytes<std::uint64_t>(
+                                       n / array_size, array_size, word_sort_options(opt));
   l.sort = take(l.sort_bytes);
   if (key_bytes == 8) l.first_order = take(n * sizeof(std::uint32_t));
   l.keys_copy = take(n * copy_key_bytes);
@@ -99,10 +106,11 @@ record_plan plan_records(std::size_t value_bytes, bool stable) {
 
 //! The layout of a sort of n >= 2 keys of Key, with values of value_bytes (0: none).
 template <class Key>
-record_layout records_layout(std::size_t n, std::size_t value_bytes, const options& opt) {
+record_layout records_layout(std::size_t n, std::size_t value_bytes, const options& opt,
+                             std::size_t array_size = 0) {
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
   return layout_for(n, sizeof(Key), p.keys_from_words ? 0 : sizeof(Key),
-                    p.values_in_words ? 0 : value_bytes, opt);
+                    p.values_in_words ? 0 : value_bytes, opt, array_size);
 }
 
 //! A record sort's scratch: the caller's workspace (checked against `apart`) or the library's
@@ -122,6 +130,7 @@ std::byte* record_scratch(const record_layout& l, const options& opt,
 
 //! The scratch's parts by name.
 struct record_buffers {
+  std::size_t array_size;  //!< record_layout::array_size
   std::uint64_t* words;
   std::uint32_t* first_order;
   std::byte* keys_copy;
@@ -129,7 +138,8 @@ struct record_buffers {
   options sort;  //!< the word sort's options, on its part of the scratch
 
   record_buffers(std::byte* base, const record_layout& l, const options& opt)
-      : words(reinterpret_cast<std::uint64_t*>(base + l.words)),
+      : array_size(l.array_size),
+        words(reinterpret_cast<std::uint64_t*>(base + l.words)),
         first_order(reinterpret_cast<std::uint32_t*>(base + l.first_order)),
         keys_copy(base + l.keys_copy),
         values_copy(base + l.values_copy),
@@ -155,6 +165,15 @@ void load_record_kernels(cudaStream_t stream) {
   (records::launch_gather<Gathered>(nullptr, nullptr, nullptr, nullptr, 0, stream), ...);
 }
 
+//! Sorts the n words in b.words ascending: as one array, or each array of b.array_size.
+void sort_record_words(record_buffers& b, std::size_t n) {
+  if (b.array_size == 0) {
+    bitonic::sort(b.words, n, b.sort);
+  } else {
+    bitonic::sort_batched(b.words, n / b.array_size, b.array_size, b.sort);
+  }
+}
+
 //! Sorts the record words of keys[0, n) (class words when by_class) with low[i] (null: i) beside
 //! each, so that their low halves, read through the returned array (null: directly), follow the
 //! keys' sorted order in opt.direction, stable among equal words. 8-byte keys take no `low`.
@@ -165,16 +184,16 @@ const std::uint32_t* sort_words(const Key* keys, const std::uint32_t* low, std::
   if constexpr (sizeof(Key) == 4) {
     records::launch_record_words(keys, nullptr, low, b.words, n,
                                  {by_class, descending, records::half::whole}, opt.stream);
-    bitonic::sort(b.words, n, b.sort);
+    sort_record_words(b, n);
     return nullptr;
   } else {
     records::launch_record_words(keys, nullptr, nullptr, b.words, n,
                                  {true, descending, records::half::low}, opt.stream);
-    bitonic::sort(b.words, n, b.sort);
+    sort_record_words(b, n);
     records::launch_positions<std::uint32_t>(b.words, nullptr, b.first_order, n, opt.stream);
     records::launch_record_words(keys, b.first_order, nullptr, b.words, n,
                                  {true, descending, records::half::high}, opt.stream);
-    bitonic::sort(b.words, n, b.sort);
+    sort_record_words(b, n);
     return b.first_order;
   }
 }
@@ -188,12 +207,12 @@ void copy_on_device(void* to, const void* from, std::size_t bytes, cudaStream_t 
 //! sort_pairs and the stable key sort.
 template <class Key, class Value>
 void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& opt,
-                  const char* caller, const char* sizing) {
+                  const char* caller, const char* sizing, std::size_t array_size = 0) {
   using key_bits = bits_t<sizeof(Key)>;
   load_record_kernels<Key, key_bits, Value>(opt.stream);
   const std::size_t value_bytes = d_values != nullptr ? sizeof(Value) : 0;
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
-  const record_layout l = records_layout<Key>(n, value_bytes, opt);
+  const record_layout l = records_layout<Key>(n, value_bytes, opt, array_size);
   runtime::stream_buffer<std::byte> owned;
   record_buffers b(record_scratch(l, opt,
                                   {{d_keys, n * sizeof(Key), "the keys"},
@@ -223,30 +242,73 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
   }
 }
 
+//! The argsort of d_keys[0, n) into d_indices, arguments checked, n >= 2; batched in arrays of
+//! array_size keys (indices counted from each array's start) unless that is 0.
+template <class Key, class Index>
+void argsort_records(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt,
+                     const char* caller, const char* sizing, std::size_t array_size = 0) {
+  load_record_kernels<Key>(opt.stream);
+  {
+    const kernels::load_only_scope loading;
+    records::launch_positions<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
+  }
+  const record_layout l = layout_for(n, sizeof(Key), 0, 0, opt, array_size);
+  runtime::stream_buffer<std::byte> owned;
+  record_buffers b(record_scratch(l, opt,
+                                  {{d_keys, n * sizeof(Key), "the keys"},
+                                   {d_indices, n * sizeof(Index), "the indices"}},
+                                  owned, caller, sizing),
+                   l, opt);
+  const std::uint32_t* through = sort_words(d_keys, nullptr, n, true, b, opt);
+  records::launch_positions(b.words, through, d_indices, n, opt.stream, array_size);
+}
+
+//! The checks of a batched record sort: options, the arrays (device memory, apart), at most 2^32
+//! records in all, an algorithm with a batched form. Returns the records' count.
+template <class Key, class Second>
+std::size_t check_batched_records(const Key* d_keys, const Second* d_second, std::size_t num_arrays,
+                                  std::size_t array_size, const options& opt, const char* caller,
+                                  const char* second) {
+  validate(opt, caller);
+  const std::size_t n = batch_keys(num_arrays, array_size, caller);
+  require_positions(n, caller);
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
+  runtime::require_device_range(d_second, n, sizeof(Second), alignof(Second), caller, second);
+  require_apart(d_keys, n * sizeof(Key), d_second, n * sizeof(Second), caller,
+                (std::string("d_keys and ") + second).c_str());
+  if (opt.algo != algorithm::automatic && opt.algo != algorithm::optimized) {
+    throw error(std::string(caller) + ": only the optimized kernels sort batches (options::algo " +
+                "automatic or optimized, not " + std::string(to_string(opt.algo)) + ")");
+  }
+  return n;
+}
+
 }  // namespace
 
 template <class Key>
-void stable_sort_keys(Key* d_keys, std::size_t n, const options& opt) {
-  constexpr const char* caller = "bitonic::sort";
+void stable_sort_keys(Key* d_keys, std::size_t n, const options& opt, std::size_t array_size) {
+  const char* caller = array_size == 0 ? "bitonic::sort" : "bitonic::sort_batched";
   require_positions(n, caller);
   options stable = opt;
   stable.stable = true;
   sort_records(d_keys, static_cast<std::uint32_t*>(nullptr), n, stable, caller,
-               "bitonic::workspace_bytes");
+               array_size == 0 ? "bitonic::workspace_bytes" : "bitonic::batched_workspace_bytes",
+               array_size);
 }
 
 template <class Key>
-std::size_t stable_sort_workspace_bytes(std::size_t n, const options& opt) {
-  require_positions(n, "bitonic::workspace_bytes");
+std::size_t stable_sort_workspace_bytes(std::size_t n, const options& opt, std::size_t array_size) {
+  require_positions(
+      n, array_size == 0 ? "bitonic::workspace_bytes" : "bitonic::batched_workspace_bytes");
   options stable = opt;
   stable.stable = true;
-  return records_layout<Key>(n, 0, stable).bytes;
+  return records_layout<Key>(n, 0, stable, array_size).bytes;
 }
 
-template void stable_sort_keys<float>(float*, std::size_t, const options&);
-template void stable_sort_keys<double>(double*, std::size_t, const options&);
-template std::size_t stable_sort_workspace_bytes<float>(std::size_t, const options&);
-template std::size_t stable_sort_workspace_bytes<double>(std::size_t, const options&);
+template void stable_sort_keys<float>(float*, std::size_t, const options&, std::size_t);
+template void stable_sort_keys<double>(double*, std::size_t, const options&, std::size_t);
+template std::size_t stable_sort_workspace_bytes<float>(std::size_t, const options&, std::size_t);
+template std::size_t stable_sort_workspace_bytes<double>(std::size_t, const options&, std::size_t);
 
 }  // namespace api
 
@@ -289,20 +351,7 @@ void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& 
   api::require_positions(n, caller);
   if (n == 1) BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, sizeof(Index), opt.stream));
   if (n < 2) return;
-  api::load_record_kernels<Key>(opt.stream);
-  {
-    const kernels::load_only_scope loading;
-    kernels::records::launch_positions<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
-  }
-  const api::record_layout l = api::layout_for(n, sizeof(Key), 0, 0, opt);
-  runtime::stream_buffer<std::byte> owned;
-  api::record_buffers b(api::record_scratch(l, opt,
-                                            {{d_keys, n * sizeof(Key), "the keys"},
-                                             {d_indices, n * sizeof(Index), "the indices"}},
-                                            owned, caller, "bitonic::argsort_workspace_bytes"),
-                        l, opt);
-  const std::uint32_t* through = api::sort_words(d_keys, nullptr, n, true, b, opt);
-  kernels::records::launch_positions(b.words, through, d_indices, n, opt.stream);
+  api::argsort_records(d_keys, d_indices, n, opt, caller, "bitonic::argsort_workspace_bytes");
 }
 
 template <class Key, class Index>
@@ -315,12 +364,75 @@ std::size_t argsort_workspace_bytes(std::size_t n, const options& opt) {
   return api::layout_for(n, sizeof(Key), 0, 0, opt).bytes;
 }
 
-#define BITONIC_INSTANTIATE_PAIR(Key, Value)                                       \
-  template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&); \
-  template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&);
-#define BITONIC_INSTANTIATE_INDEX(Key, Index)                                         \
-  template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&); \
-  template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);
+template <class Key, class Value>
+void sort_batched_pairs(Key* d_keys, Value* d_values, std::size_t num_arrays,
+                        std::size_t array_size, const options& opt) {
+  static_assert(sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
+  constexpr const char* caller = "bitonic::sort_batched_pairs";
+  api::check_batched_records(d_keys, d_values, num_arrays, array_size, opt, caller, "d_values");
+  if (num_arrays == 0 || array_size < 2) return;
+  using value_bits = api::bits_t<sizeof(Value)>;
+  api::sort_records(d_keys, reinterpret_cast<value_bits*>(d_values), num_arrays * array_size, opt,
+                    caller, "bitonic::batched_pairs_workspace_bytes", array_size);
+}
+
+template <class Key, class Value>
+std::size_t batched_pairs_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
+                                          const options& opt) {
+  constexpr const char* caller = "bitonic::batched_pairs_workspace_bytes";
+  api::check_batched_records<Key, Value>(nullptr, nullptr, 0, 0, opt, caller,
+                                         "d_values");  // options
+  const std::size_t n = api::batch_keys(num_arrays, array_size, caller);
+  api::require_positions(n, caller);
+  if (num_arrays == 0 || array_size < 2) return 0;
+  if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  return api::records_layout<Key>(n, sizeof(Value), opt, array_size).bytes;
+}
+
+template <class Key, class Index>
+void argsort_batched(const Key* d_keys, Index* d_indices, std::size_t num_arrays,
+                     std::size_t array_size, const options& opt) {
+  static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
+                "indices of 4 or 8 bytes, unsigned");
+  constexpr const char* caller = "bitonic::argsort_batched";
+  const std::size_t n = api::check_batched_records(d_keys, d_indices, num_arrays, array_size, opt,
+                                                   caller, "d_indices");
+  if (n == 0) return;
+  if (array_size == 1) {  // every index is 0
+    BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, n * sizeof(Index), opt.stream));
+    return;
+  }
+  api::argsort_records(d_keys, d_indices, n, opt, caller,
+                       "bitonic::batched_argsort_workspace_bytes", array_size);
+}
+
+template <class Key, class Index>
+std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
+                                            const options& opt) {
+  constexpr const char* caller = "bitonic::batched_argsort_workspace_bytes";
+  api::check_batched_records<Key, Index>(nullptr, nullptr, 0, 0, opt, caller,
+                                         "d_indices");  // options
+  const std::size_t n = api::batch_keys(num_arrays, array_size, caller);
+  api::require_positions(n, caller);
+  if (num_arrays == 0 || array_size < 2) return 0;
+  if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  return api::layout_for(n, sizeof(Key), 0, 0, opt, array_size).bytes;
+}
+
+#define BITONIC_INSTANTIATE_PAIR(Key, Value)                                               \
+  template void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&);         \
+  template std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&);     \
+  template void sort_batched_pairs<Key, Value>(Key*, Value*, std::size_t, std::size_t,     \
+                                               const options&);                            \
+  template std::size_t batched_pairs_workspace_bytes<Key, Value>(std::size_t, std::size_t, \
+                                                                 const options&);
+#define BITONIC_INSTANTIATE_INDEX(Key, Index)                                                \
+  template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);        \
+  template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);     \
+  template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t,    \
+                                            const options&);                                 \
+  template std::size_t batched_argsort_workspace_bytes<Key, Index>(std::size_t, std::size_t, \
+                                                                   const options&);
 #define BITONIC_INSTANTIATE_RECORDS(Key) \
   BITONIC_FOR_EACH_RECORD(BITONIC_INSTANTIATE_PAIR, BITONIC_INSTANTIATE_INDEX, Key)
 BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_RECORDS)

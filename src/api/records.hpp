@@ -9,12 +9,14 @@
 namespace bitonic::api {
 
 //! sort() with opt.stable for float and double keys (whose equivalent keys can differ in bits):
-//! an argsort, then the keys gathered. Arguments already checked, n >= 2.
+//! an argsort, then the keys gathered; sort_batched's in arrays of array_size keys unless that is
+//! 0. Arguments already checked, n >= 2.
 template <class Key>
-void stable_sort_keys(Key* d_keys, std::size_t n, const options& opt);
+void stable_sort_keys(Key* d_keys, std::size_t n, const options& opt, std::size_t array_size = 0);
 
 //! Workspace bytes of stable_sort_keys for n >= 2 keys.
 template <class Key>
-std::size_t stable_sort_workspace_bytes(std::size_t n, const options& opt);
+std::size_t stable_sort_workspace_bytes(std::size_t n, const options& opt,
+                                        std::size_t array_size = 0);
 
 }  // namespace bitonic::api

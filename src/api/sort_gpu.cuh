@@ -128,8 +128,7 @@ std::size_t workspace_bytes(std::size_t n, const options& opt) {
 namespace api {
 
 //! The batched plan for num_arrays arrays of array_size keys, after the checks sort_batched makes
-//! of opt (an algorithm with a batched form, no stable float sort, a device whose blocks hold
-//! the tiles).
+//! of opt (an algorithm with a batched form, a device whose blocks hold the tiles).
 template <class Key>
 plan::plan batched_plan(std::size_t num_arrays, std::size_t array_size, const options& opt,
                         const std::string& caller) {
@@ -137,23 +136,10 @@ plan::plan batched_plan(std::size_t num_arrays, std::size_t array_size, const op
     throw error(caller + ": only the optimized kernels sort batches (options::algo automatic or " +
                 "optimized, not " + std::string(to_string(opt.algo)) + ")");
   }
-  if (std::is_floating_point_v<Key> && opt.stable) {
-    throw error(caller + ": options::stable is not supported for float and double keys yet");
-  }
   options optimized = opt;
   optimized.algo = algorithm::optimized;
   algorithm_for_device<Key>(optimized, 2, caller.c_str());  // throws where its tiles do not fit
   return plan::make_rows_plan({num_arrays, array_size}, sizeof(Key));
-}
-
-//! num_arrays * array_size, or bitonic::error when that overflows.
-inline std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size,
-                              const std::string& caller) {
-  if (array_size != 0 && num_arrays > std::numeric_limits<std::size_t>::max() / array_size) {
-    throw error(caller + ": " + std::to_string(num_arrays) + " arrays of " +
-                std::to_string(array_size) + " keys overflow size_t");
-  }
-  return num_arrays * array_size;
 }
 
 }  // namespace api
@@ -162,10 +148,13 @@ template <class Key>
 void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size, const options& opt) {
   const std::string caller = "bitonic::sort_batched";
   api::validate(opt, caller.c_str());
-  const std::size_t n = api::batch_keys(num_arrays, array_size, caller);
+  const std::size_t n = api::batch_keys(num_arrays, array_size, caller.c_str());
   runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller.c_str());
   if (num_arrays == 0 || array_size < 2) return;
   const plan::plan p = api::batched_plan<Key>(num_arrays, array_size, opt, caller);
+  if constexpr (std::is_floating_point_v<Key>) {
+    if (opt.stable) return api::stable_sort_keys(d_keys, n, opt, array_size);
+  }
   runtime::stream_buffer<std::byte> owned;
   Key* scratch = nullptr;
   if (p.needs_scratch()) {
@@ -189,10 +178,16 @@ std::size_t batched_workspace_bytes(std::size_t num_arrays, std::size_t array_si
                                     const options& opt) {
   const std::string caller = "bitonic::batched_workspace_bytes";
   api::validate(opt, caller.c_str());
-  api::batch_keys(num_arrays, array_size, caller);
+  api::batch_keys(num_arrays, array_size, caller.c_str());
   if (!gpu_available()) throw error(caller + ": no CUDA device");
   if (num_arrays == 0 || array_size < 2) return 0;
-  return api::workspace_bytes<Key>(api::batched_plan<Key>(num_arrays, array_size, opt, caller));
+  const plan::plan p = api::batched_plan<Key>(num_arrays, array_size, opt, caller);
+  if constexpr (std::is_floating_point_v<Key>) {
+    if (opt.stable) {
+      return api::stable_sort_workspace_bytes<Key>(num_arrays * array_size, opt, array_size);
+    }
+  }
+  return api::workspace_bytes<Key>(p);
 }
 
 template <class Key>

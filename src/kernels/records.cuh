@@ -80,14 +80,16 @@ __device__ inline std::uint32_t sorted_position(const std::uint64_t* words,
   return through != nullptr ? through[p] : p;
 }
 
-//! out[i] = sorted_position(i), as Index.
+//! out[i] = sorted_position(i), as Index; modulo `array_size` where that is not 0 (a batched
+//! argsort's indices count from the start of each array).
 template <class Index>
 __global__ void __launch_bounds__(block_threads)
     positions_kernel(const std::uint64_t* words, const std::uint32_t* through, Index* out,
-                     index_t n) {
+                     index_t n, index_t array_size) {
   for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
        i += index_t{gridDim.x} * block_threads) {
-    out[i] = Index(sorted_position(words, through, i));
+    const index_t position = sorted_position(words, through, i);
+    out[i] = Index(array_size != 0 ? position % array_size : position);
   }
 }
 
@@ -121,9 +123,9 @@ void launch_unpack(const std::uint64_t* words, Key* keys, std::uint32_t* low, in
 //! Enqueues positions_kernel on `stream` (only loads it under a load_only_scope).
 template <class Index>
 void launch_positions(const std::uint64_t* words, const std::uint32_t* through, Index* out,
-                      index_t n, cudaStream_t stream) {
+                      index_t n, cudaStream_t stream, index_t array_size = 0) {
   launch_plain(positions_kernel<Index>, grid_blocks(n, block_threads), block_threads, stream,
-               "records positions_kernel launch", words, through, out, n);
+               "records positions_kernel launch", words, through, out, n, array_size);
 }
 
 //! Enqueues gather_kernel on `stream` (only loads it under a load_only_scope).

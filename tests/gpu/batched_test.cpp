@@ -2,7 +2,8 @@
 // type and order, every array size 0..300, powers of two and their neighbours up to 2^17 (one
 // tile and past it: the sort_rows pass, the optimized passes of one array, padded rows), every
 // distribution of tools::generate (NaN and -0.0 included); keys behind the batch untouched; the
-// workspace of padded rows; refusals with the keys untouched.
+// workspace of padded rows; argsort_batched, sort_batched_pairs and stable sort_batched against
+// std::stable_sort of every array; refusals with the keys untouched.
 // Seeds: test::case_seed(size, distribution), printed with every failure.
 #include <gtest/gtest.h>
 
@@ -161,18 +162,109 @@ TYPED_TEST(BatchedGpu, WorkspaceOfPaddedArrays) {
   EXPECT_TRUE(identical(keys.download(), input)) << "keys changed by a refused call";
 }
 
+//! Array a of `all` (arrays of `size` elements).
+template <class T>
+std::vector<T> array_of(const std::vector<T>& all, std::size_t a, std::size_t size) {
+  return std::vector<T>(all.begin() + std::ptrdiff_t(a * size),
+                        all.begin() + std::ptrdiff_t((a + 1) * size));
+}
+
+// argsort_batched against std::stable_sort of every array's positions, exactly; sort_batched_pairs
+// with each record's index in its array as the value (uint32: for 4-byte keys the packed path
+// when not stable; uint64: positions and a gather), stable ones exactly in std::stable_sort's
+// order, unstable ones as a permutation of the records; sort_batched with options::stable bit for
+// bit against std::stable_sort (-0.0/+0.0 and NaN payloads keep their order).
+template <class Key, class Value>
+void expect_batched_pairs(const std::vector<Key>& input, std::size_t arrays, std::size_t size,
+                          order direction, bool stable, const std::string& what) {
+  std::vector<Value> columns(arrays * size);
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    columns[i] = Value(size == 0 ? 0 : i % size);
+  device_array<Key> keys(input.size());
+  device_array<Value> values(input.size());
+  keys.upload(input);
+  values.upload(columns);
+  options opt;
+  opt.direction = direction;
+  opt.stable = stable;
+  sort_batched_pairs(keys.get(), values.get(), arrays, size, opt);
+  const std::vector<Key> sorted = keys.download();
+  const std::vector<Value> moved = values.download();
+  for (std::size_t a = 0; a < arrays; ++a) {
+    const std::vector<Key> row = array_of(input, a, size);
+    const std::vector<std::uint64_t> exact = test::stable_order(row, direction);
+    EXPECT_TRUE(test::sorted_records(array_of(sorted, a, size), array_of(moved, a, size), row,
+                                     direction, stable ? &exact : nullptr))
+        << what << " sort_batched_pairs, " << sizeof(Value) << "-byte values, stable " << stable
+        << ", array " << a;
+  }
+}
+
+TYPED_TEST(BatchedGpu, RecordsMatchStableSortOfEveryArray) {
+  using Key = TypeParam;
+  for (const std::size_t size :
+       {0u, 1u, 2u, 3u, 5u, 17u, 32u, 33u, 100u, 300u, 1024u, 4097u, 16387u, 32768u}) {
+    const std::size_t arrays = std::min<std::size_t>(arrays_for(size), 65) | 1;
+    const std::size_t n = arrays * size;
+    for (const distribution d : {distribution::uniform, distribution::few, distribution::nan}) {
+      const std::uint64_t seed = test::case_seed(size, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        const std::string what =
+            describe(tools::type_name<Key>(), arrays, size, d, seed, direction);
+        device_array<Key> keys(n);
+        device_array<std::uint32_t> indices(n);
+        keys.upload(input);
+        argsort_batched(keys.get(), indices.get(), arrays, size, {.direction = direction});
+        const std::vector<std::uint32_t> got = indices.download();
+        EXPECT_TRUE(identical(keys.download(), input)) << what << " argsort_batched moved keys";
+        for (std::size_t a = 0; a < arrays; ++a) {
+          const std::vector<std::uint64_t> exact =
+              test::stable_order(array_of(input, a, size), direction);
+          const std::vector<std::uint32_t> row = array_of(got, a, size);
+          EXPECT_TRUE(std::equal(row.begin(), row.end(), exact.begin(), exact.end()))
+              << what << " argsort_batched, array " << a;
+        }
+        for (const bool stable : {false, true}) {
+          expect_batched_pairs<Key, std::uint32_t>(input, arrays, size, direction, stable, what);
+        }
+        expect_batched_pairs<Key, std::uint64_t>(input, arrays, size, direction, true, what);
+
+        keys.upload(input);
+        sort_batched(keys.get(), arrays, size, {.direction = direction, .stable = true});
+        std::vector<Key> want = input;
+        for (std::size_t a = 0; a < arrays; ++a) {
+          const auto first = want.begin() + std::ptrdiff_t(a * size);
+          if (direction == order::ascending) {
+            std::stable_sort(first, first + std::ptrdiff_t(size), ascending_less{});
+          } else {
+            std::stable_sort(first, first + std::ptrdiff_t(size), descending_less{});
+          }
+        }
+        EXPECT_TRUE(identical(keys.download(), want)) << what << " sort_batched, stable";
+      }
+    }
+  }
+}
+
 TEST(BatchedGpuErrors, RefusedWithTheReasonAndKeysUntouched) {
   const std::vector<float> input = {3.0f, -1.0f, 2.0f, 0.5f};
   device_array<float> keys(input.size());
   keys.upload(input);
   options stable;
   stable.stable = true;
-  EXPECT_TRUE(
-      test::throws_error([&] { sort_batched(keys.get(), 2, 2, stable); }, {"stable", "float"}));
   options merge;
   merge.algo = algorithm::block_merge;
   EXPECT_TRUE(test::throws_error([&] { sort_batched(keys.get(), 2, 2, merge); },
                                  {"sort_batched", "block_merge"}));
+  device_array<std::uint32_t> indices(input.size());
+  EXPECT_TRUE(test::throws_error([&] { argsort_batched(keys.get(), indices.get(), 2, 2, merge); },
+                                 {"argsort_batched", "block_merge"}));
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort_batched_pairs(keys.get(), reinterpret_cast<float*>(keys.get()) + 1, 1, 3); },
+      {"sort_batched_pairs", "overlap"}));
+  EXPECT_TRUE(test::throws_error(
+      [&] { argsort_batched(keys.get(), indices.get(), std::size_t{1} << 31, 4); }, "2^32"));
   EXPECT_TRUE(test::throws_error(
       [&] { sort_batched(keys.get(), std::size_t{1} << 40, std::size_t{1} << 40); }, "overflow"));
   EXPECT_TRUE(test::throws_error([&] { sort_batched<float>(nullptr, 2, 2); }, "sort_batched"));

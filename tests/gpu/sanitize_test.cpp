@@ -149,6 +149,17 @@ void expect_small_batched_sorts() {
             << tools::type_name<Key>() << " array " << a << " of " << arrays << " of " << size
             << " keys, seed " << seed << ' ' << test::to_string(direction);
       }
+      // The record forms: argsort_batched (indices within arrays) and sort_batched_pairs, whose
+      // word sort is the batched 8-byte sort.
+      test::device_array<std::uint32_t> indices(input.size());
+      keys.upload(input);
+      argsort_batched(keys.get(), indices.get(), arrays, size, {.direction = direction});
+      const std::vector<std::uint32_t> order = indices.download();
+      for (std::size_t i = 0; i < order.size(); ++i)
+        ASSERT_LT(order[i], size) << "argsort_batched index at " << i;
+      sort_batched_pairs(keys.get(), indices.get(), arrays, size, {.direction = direction});
+      EXPECT_TRUE(test::matches_reference(keys.download(), sorted))
+          << tools::type_name<Key>() << " sort_batched_pairs of " << size << " keys";
     }
   }
 }
