@@ -17,7 +17,8 @@ PYTHON ?= python3
 BITONIC_PYTHON ?= ON
 PY_ENV := $(BUILD_DIR)/python-env
 PY := $(PY_ENV)/bin/python
-PY_PACKAGES := 'nanobind>=2.4' 'scikit-build-core>=0.10' 'pytest>=7' 'numpy>=1.22'
+PY_PACKAGES := 'nanobind>=2.4' 'scikit-build-core>=0.10' 'pytest>=7' 'numpy>=1.22' \
+	'dask[array,dataframe]>=2024.12' 'distributed>=2024.12'
 ifeq ($(BITONIC_PYTHON),ON)
 PY_STAMP := $(PY_ENV)/.installed
 PY_CMAKE_ARGS := -DBITONIC_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY))
