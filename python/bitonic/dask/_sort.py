@@ -331,7 +331,9 @@ def _merge(gathered, start, stop, reverse, n, op, stable):
     keys follow (chunk, rank), the order the cuts were made in)."""
     keys, positions, base = gathered
     lo, hi = start - base, stop - base
-    if lo < 0 or hi > len(keys):
+    if start == stop:  # an empty chunk: its pieces are empty too
+        lo = hi = 0
+    elif lo < 0 or hi > len(keys):
         raise RuntimeError(
             f"bitonic.dask: the pieces of output ranks [{start}, {stop}) hold ranks [{base}, "
             f"{base + len(keys)}): the chunks changed between tasks (are x's tasks "

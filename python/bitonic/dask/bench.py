@@ -169,7 +169,7 @@ def _cluster(args):
         client = Client(args.scheduler)
         return client, f"scheduler {args.scheduler}", None
     common = {"n_workers": args.workers, "threads_per_worker": args.threads,
-              "dashboard_address": None}
+              "dashboard_address": ":0"}
     if args.gpu:
         try:
             import dask_cuda
