@@ -28,28 +28,37 @@ def fingerprint(keys):
     return len(keys), int(z.sum(dtype=xp.uint64))
 
 
-def _chunk_summary(keys, descending):
-    """(count, fingerprint, sorted, first code, last code) of one output chunk."""
-    c = codes(keys)
-    ordered = bool((c[1:] <= c[:-1]).all() if descending else (c[1:] >= c[:-1]).all())
-    ends = (int(c[0]), int(c[-1])) if len(c) else (None, None)
-    return fingerprint(keys) + (ordered,) + ends
+def _summary(keys, descending, order):
+    """One chunk's [count, fingerprint] and, with `order`, [sorted, first code, last code]."""
+    count, total = fingerprint(keys)
+    row = [count, total]
+    if order:
+        c = codes(keys)
+        ordered = bool((c[1:] <= c[:-1]).all() if descending else (c[1:] >= c[:-1]).all())
+        row += [ordered, int(c[0]) if count else 0, int(c[-1]) if count else 0]
+    return np.array(row, dtype=np.uint64)
+
+
+def _summaries(x, descending, order):
+    """The rows of _summary, one a chunk of x, computed where the chunks are."""
+    width = 5 if order else 2
+    return x.map_blocks(_summary, descending, order, chunks=((width,) * x.numblocks[0],),
+                        dtype=np.uint64, meta=np.empty(0, np.uint64))
 
 
 def verify(y, x, descending=False):
     """Checks that dask array y is dask array x sorted (ascending, or descending): each chunk of y
     sorted, the last key of each non-empty chunk not after the first of the next, and y's keys
     the same multiset as x's (count and fingerprint, computed chunk by chunk). Runs on the
-    workers that hold the chunks (CuPy chunks on their GPU); only a few numbers per chunk come to
-    the client. Returns a Verification."""
-    out = [dask.delayed(_chunk_summary)(block, descending) for block in y.to_delayed().ravel()]
-    inp = [dask.delayed(fingerprint)(block) for block in x.to_delayed().ravel()]
-    out, inp = dask.compute(out, inp)
+    workers that hold the chunks (CuPy chunks on their GPU); five numbers per chunk come to the
+    client. Returns a Verification."""
+    out, inp = dask.compute(_summaries(y, descending, True), _summaries(x, descending, False))
+    out, inp = out.reshape(-1, 5), inp.reshape(-1, 2)
     mask = (1 << 64) - 1
-    n_out, sum_out = sum(o[0] for o in out), sum(o[1] for o in out) & mask
-    n_in, sum_in = sum(i[0] for i in inp), sum(i[1] for i in inp) & mask
-    sorted_chunks = all(o[2] for o in out)
-    ends = [(o[3], o[4]) for o in out if o[0]]
+    n_out, sum_out = int(out[:, 0].sum()), sum(int(v) for v in out[:, 1]) & mask
+    n_in, sum_in = int(inp[:, 0].sum()), sum(int(v) for v in inp[:, 1]) & mask
+    sorted_chunks = bool(out[:, 2].all()) if len(out) else True
+    ends = [(int(row[3]), int(row[4])) for row in out if row[0]]
     ordered = all((a[1] >= b[0]) if descending else (a[1] <= b[0])
                   for a, b in zip(ends, ends[1:]))
     same = n_out == n_in and sum_out == sum_in
