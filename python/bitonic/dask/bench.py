@@ -18,6 +18,10 @@ persisted before anything is timed. Then:
 - --verify: bitonic.dask.verify on the workers: each chunk sorted, boundaries ordered, the same
   keys as the input's (fingerprint).
 
+--frame measures instead ``DataFrame.sort_values("k")`` of a dask DataFrame made of the same keys
+(one partition a chunk, with an int64 payload column), Dask's default per-partition sort against
+``sort_function=bitonic.dask.sort_function`` (pandas partitions: NumPy keys only), each verified.
+
 Clusters: --scheduler ADDRESS joins a running one (any number of nodes). Otherwise a local one
 of --workers workers: with --gpu, dask_cuda.LocalCUDACluster when it imports and there are at
 least that many GPUs (one worker a GPU), else a LocalCluster of processes that share GPU 0;
@@ -40,6 +44,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 import bitonic
 
+from ._frame import sort_function
 from ._sort import ARGSORT, SORT, build
 from ._verify import verify
 
@@ -67,6 +72,8 @@ def _parser():
     p.add_argument("--verify", action="store_true", help="verify the result on the workers")
     p.add_argument("--no-baseline", action="store_true",
                    help="skip the sorts of the whole array on one worker")
+    p.add_argument("--frame", action="store_true",
+                   help="time DataFrame.sort_values with and without bitonic's sort_function")
     p.add_argument("--json", help="also write the figures to this file")
     return p
 
@@ -188,6 +195,40 @@ def _cluster(args):
     return Client(cluster), f"LocalCluster of {args.workers} processes (CPU)", cluster
 
 
+def _frame(x, args):
+    """DataFrame.sort_values("k") of x as a column, default against bitonic's sort_function."""
+    import dask.dataframe as dd
+    from distributed import wait
+
+    if args.gpu:
+        print("--frame: pandas partitions only (NumPy keys); leave out --gpu", file=sys.stderr)
+        return 2
+    frame = dd.from_dask_array(x, columns="k").to_frame()
+    frame = frame.assign(v=frame.index).persist()
+    wait(frame)
+    rows, ok = {}, True
+    for label, fn in (("default", None), ("bitonic.dask.sort_function", sort_function)):
+        times = []
+        for r in range(args.runs + 1):  # the first one warms up
+            t = time.perf_counter()
+            out = frame.sort_values("k", ascending=not args.descending, sort_function=fn)
+            out = out.persist()
+            wait(out)
+            times.append(time.perf_counter() - t)
+        keys = out["k"].to_dask_array(lengths=True)
+        check = verify(keys, x, args.descending)
+        ok = ok and check.ok
+        rows[label] = statistics.median(times[1:])
+        print(f"sort_values {label}: {rows[label]:.4f} s median of {args.runs} "
+              f"({args.n / rows[label] / 1e6:.1f} Mrows/s), verified: {check.ok}", flush=True)
+        del out, keys
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"n": args.n, "partitions": x.numblocks[0], "frame_s": rows,
+                       "verified": ok, "dask": dask.__version__}, f, indent=1)
+    return 0 if ok else 1
+
+
 def _gpu_count():
     try:
         import cupy
@@ -214,13 +255,16 @@ def main(argv=None):
         n, itemsize = args.n, np.dtype(dtype).itemsize
         stable = np.dtype(dtype).kind == "f"
         kind = "CuPy" if args.gpu else "NumPy"
-        print(f"bitonic.dask bench: {n} {dtype} keys in {chunks} chunks ({kind}), {op}"
+        what = "DataFrame.sort_values" if args.frame else op
+        print(f"bitonic.dask bench: {n} {dtype} keys in {chunks} chunks ({kind}), {what}"
               f"{' descending' if args.descending else ''}"
               f"{f', {args.distinct} distinct keys' if args.distinct else ''}; {len(workers)} "
               f"workers: {where}; dask {dask.__version__}, python {platform.python_version()}",
               flush=True)
         x = random_array(n, chunks, dtype, args.seed, args.gpu, args.distinct).persist()
         wait(x)
+        if args.frame:
+            return _frame(x, args)
 
         def run(salt):
             g = build(x, args.descending, op, salt=salt)
