@@ -40,8 +40,8 @@ def check(cupy, y, i, a, descending, what):
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cupy_chunks(cupy, client, dtype, descending):
-    cases = [(0, (0, 0)), (1, (1,)), (5, (0, 2, 0, 3)), (1000, 7), (100_001, (1, 60_000, 0, 40_000)),
-             (1 << 20, 8)]
+    cases = [(0, (0, 0)), (1, (1,)), (5, (0, 2, 0, 3)), (1000, 7),
+             (100_001, (1, 60_000, 0, 40_000)), (1 << 20, 8)]
     arrays, graphs = [], []
     for n, chunks in cases:
         a = make_keys(n, dtype)

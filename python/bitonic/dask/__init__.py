@@ -3,14 +3,15 @@
 ``sort(x)`` and ``argsort(x)`` of a 1-D ``dask.array.Array`` with NumPy or CuPy chunks: a sample
 sort whose every local sort and merge is bitonic's, on the worker holding the chunk (its GPU for
 CuPy chunks). ``sort_function`` runs bitonic inside ``dask.dataframe.DataFrame.sort_values``.
-``verify`` checks a result on the workers. ``python -m bitonic.dask bench`` measures it. Design, bounds and failure behaviour: docs/DASK.md.
+``verify`` checks a result on the workers. ``python -m bitonic.dask bench`` measures it. Design,
+bounds and failure behaviour: docs/DASK.md.
 
 Needs dask (``pip install "dask[array]"``; distributed for a cluster and the bench). Importing
 ``bitonic`` alone never imports dask.
 """
 
 try:
-    import dask.array  # noqa: F401
+    import dask.array  # noqa: F401 - fails here, with the advice below, without dask
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("bitonic.dask needs dask: python -m pip install 'dask[array]' distributed "
                       f"({e})") from e

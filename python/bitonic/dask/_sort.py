@@ -154,9 +154,9 @@ def _check(fn, x, descending):
     if any(math.isnan(c) for c in x.chunks[0]):
         raise ValueError(f"{fn}: x has chunks of unknown size; call x.compute_chunk_sizes() first")
     name = np.dtype(x.dtype).name
-    if name not in bitonic.DTYPES:
-        raise TypeError(f"{fn}: x has dtype {name}; supported key types: "
-                        f"{', '.join(bitonic.DTYPES)}")
+    if name not in bitonic.DTYPES or not np.dtype(x.dtype).isnative:
+        raise TypeError(f"{fn}: x has dtype {np.dtype(x.dtype).str}; supported key types: "
+                        f"{', '.join(bitonic.DTYPES)} (native byte order)")
     meta = x._meta
     if _namespace(meta, None) is None:
         raise TypeError(f"{fn}: x's chunks are {type(meta).__module__}.{type(meta).__name__}; "
@@ -189,30 +189,39 @@ def _own_copy(block, dtype, reverse):
     return xp, xp.array(block[::-1] if reverse else block, copy=True, order="C")
 
 
+def _finished(xp, *arrays):
+    """`arrays` once the work enqueued on them is done: bitonic and CuPy return before the GPU
+    has finished, and the next task may run on another thread's stream, or UCX may send the
+    result, or a benchmark may stop its clock."""
+    if xp is not np:
+        xp.cuda.get_current_stream().synchronize()
+    return arrays if len(arrays) > 1 else arrays[0]
+
+
 # Tasks. Their results are this graph's own: nothing outside it holds them, so merge may sort its
 # gathered arrays in place (a rerun of it sorts them again, to the same result).
 
 
 def _single(block, descending, op, stable):
     """One chunk: the whole sort."""
-    _, keys = _own_copy(block, str(block.dtype), False)
+    xp, keys = _own_copy(block, str(block.dtype), False)
     if op == ARGSORT:
-        return bitonic.argsort(keys, descending=descending)
-    return bitonic.sort(keys, descending=descending, stable=stable, inplace=True)
+        return _finished(xp, bitonic.argsort(keys, descending=descending))
+    return _finished(xp, bitonic.sort(keys, descending=descending, stable=stable, inplace=True))
 
 
 def _empty(block, op):
-    return block.astype(np.int64) if op == ARGSORT else block.copy()
+    return _finished(_namespace(block), block.astype(np.int64) if op == ARGSORT else block.copy())
 
 
 def _local_sort(block, dtype, reverse, with_positions, offset, stable):
     """Internal chunk: (sorted keys, their internal global positions or None)."""
-    _, keys = _own_copy(block, dtype, reverse)
+    xp, keys = _own_copy(block, dtype, reverse)
     if not with_positions:
-        return bitonic.sort(keys, stable=stable, inplace=True), None
+        return _finished(xp, bitonic.sort(keys, stable=stable, inplace=True)), None
     keys, positions = bitonic.sort(keys, stable=True, inplace=True, return_indices=True)
     positions += offset
-    return keys, positions
+    return _finished(xp, keys, positions)
 
 
 def _sample(local, count):
@@ -255,7 +264,7 @@ def _plan(samples, offsets):
     # ranks[c][a] keys below e (0 and m_c at the ends): the sums of both over c bound e's global
     # rank. Walking the samples in order, passing a sample of c moves c's two terms by its gaps.
     step_lo, step_hi, hi0 = [], [], 0
-    for s_keys, s_ranks, m in samples:
+    for _, s_ranks, m in samples:
         if len(s_ranks):
             step_lo.append(np.diff(s_ranks, prepend=-1))
             step_hi.append(np.diff(s_ranks, append=m))
@@ -323,7 +332,7 @@ def _gather(pieces):
     positions = None
     if pieces[0][1] is not None:
         positions = xp.concatenate([piece[1] for piece in pieces])
-    return keys, positions, sum(piece[2] for piece in pieces)
+    return _finished(xp, keys, positions) + (sum(piece[2] for piece in pieces),)
 
 
 def _merge(gathered, start, stop, reverse, n, op, stable):
@@ -349,4 +358,4 @@ def _merge(gathered, start, stop, reverse, n, op, stable):
             out = (n - 1) - out
     if reverse:
         out = out[::-1]
-    return xp.array(out, copy=True, order="C")  # its own memory, not a view of the window
+    return _finished(xp, xp.array(out, copy=True, order="C"))  # not a view of the window

@@ -281,8 +281,9 @@ def main(argv=None):
             times.append(seconds)
         moved_total = sum(client.run(_transfer_bytes).values()) - sum(counters.values())
         total = statistics.median(times[1:])
-        print(f"total:    {total:.4f} s median of {args.runs} ({', '.join(f'{t:.4f}' for t in times[1:])}; "
-              f"warm-up {times[0]:.4f}), {n / total / 1e6:.1f} Mkeys/s", flush=True)
+        runs = ", ".join(f"{t:.4f}" for t in times[1:])
+        print(f"total:    {total:.4f} s median of {args.runs} ({runs}; warm-up {times[0]:.4f}), "
+              f"{n / total / 1e6:.1f} Mkeys/s", flush=True)
 
         # Phases: the same graph unoptimised, layer by layer; each layer's results stay held
         # (futures) so the next one finds its inputs in memory.
@@ -302,7 +303,8 @@ def main(argv=None):
               + f" (sum {sum(phases.values()):.4f} s, each waited for)", flush=True)
 
         data = n * itemsize if op == SORT else n * (itemsize + 8)  # argsort moves positions too
-        shuffle = {"data_bytes": data, "worker_transfer_bytes_per_run": moved_total / (args.runs + 1)}
+        shuffle = {"data_bytes": data,
+                   "worker_transfer_bytes_per_run": moved_total / (args.runs + 1)}
         split_futures = held[1] if len(held) > 1 else {}
         if split_futures:
             sizes = client.gather([client.submit(_piece_bytes, f, pure=False)
