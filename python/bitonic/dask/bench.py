@@ -30,7 +30,6 @@ without --gpu, a LocalCluster of processes (--threads threads each).
 
 import argparse
 import json
-import os
 import platform
 import statistics
 import sys
@@ -180,14 +179,14 @@ def _cluster(args):
     if args.gpu:
         try:
             import dask_cuda
-        except ImportError:
-            dask_cuda = None
+        except Exception as e:  # noqa: BLE001 - ImportError, or a dependency it cannot use
+            dask_cuda, why = None, f"dask_cuda not importable: {type(e).__name__}: {e}"[:120]
         gpus = _gpu_count()
         if dask_cuda is not None and args.workers <= gpus:
-            os.environ.setdefault("CUDA_VISIBLE_DEVICES", ",".join(str(i) for i in range(gpus)))
             cluster = dask_cuda.LocalCUDACluster(**common)
             return Client(cluster), f"dask_cuda.LocalCUDACluster, {args.workers} GPUs", cluster
-        why = "dask_cuda not importable" if dask_cuda is None else f"{gpus} GPU(s)"
+        if dask_cuda is not None:
+            why = f"{gpus} GPU(s) for {args.workers} workers"
         cluster = LocalCluster(processes=True, **common)
         return (Client(cluster), f"LocalCluster of {args.workers} processes sharing GPU 0 ({why})",
                 cluster)
