@@ -10,14 +10,17 @@ BIN := $(BUILD_DIR)/bin
 SOURCES := $(shell git ls-files '*.hpp' '*.cpp' '*.cu' '*.cuh' 2>/dev/null)
 
 # The Python package (python/) is built into the same CMake tree as its module bitonic._core and
-# tested there by pytest, with a venv of its own under the build tree (nanobind, pytest, numpy
-# from PyPI; the minimums of pyproject.toml), so nothing goes into the system's Python.
+# tested there by pytest, with a venv of its own under the build tree (nanobind, pytest, numpy,
+# and dask with distributed for bitonic.dask where Python >= 3.10, from PyPI; the minimums of
+# pyproject.toml), so nothing goes into the system's Python.
 # BITONIC_PYTHON=OFF leaves it out; PYTHON picks the interpreter the venv is made from.
 PYTHON ?= python3
 BITONIC_PYTHON ?= ON
 PY_ENV := $(BUILD_DIR)/python-env
 PY := $(PY_ENV)/bin/python
-PY_PACKAGES := 'nanobind>=2.4' 'scikit-build-core>=0.10' 'pytest>=7' 'numpy>=1.22'
+PY_PACKAGES := 'nanobind>=2.4' 'scikit-build-core>=0.10' 'pytest>=7' 'numpy>=1.22' \
+	'dask[array,dataframe]>=2024.12.1; python_version >= "3.10"' \
+	'distributed>=2024.12.1; python_version >= "3.10"'
 ifeq ($(BITONIC_PYTHON),ON)
 PY_STAMP := $(PY_ENV)/.installed
 PY_CMAKE_ARGS := -DBITONIC_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY))
