@@ -132,7 +132,9 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //! power-of-two rows of a scratch buffer first and back after. Memory: none, except for arrays
 //! longer than a tile whose size is not a power of two, which need
 //! batched_workspace_bytes<Key>(num_arrays, array_size, opt) bytes (the padded rows) from
-//! opt.workspace or else the library's pool, as for `sort`.
+//! opt.workspace or else the library's pool, as for `sort`. Past one L2 block of keys (as for
+//! `sort`), the passes of arrays longer than a tile run block by block, half of the blocks on a
+//! side stream forked from and joined back to opt.stream by events (as `sort`'s in-place plan).
 //!
 //! Preconditions: d_keys holds num_arrays * array_size keys in device or managed memory of the
 //! current device (null only when that is 0). opt.algo is automatic or optimized (the only

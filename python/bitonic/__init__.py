@@ -328,7 +328,7 @@ def _run(op, keys, second, descending, stable, sorts_rows_of_one=False):
         return
     stream = keys.stream()
     ws_ptr, ws_bytes, owner = 0, 0, None
-    need = _core.workspace_bytes(op, n, key_code, second_code, stable, keys.device)
+    need = _core.workspace_bytes(op, n, key_code, second_code, stable, keys.device, rows)
     if need:
         provided = keys.workspace(need)
         if provided is not None:

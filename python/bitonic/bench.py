@@ -161,6 +161,14 @@ def run_bench(args):
         if dtype not in _arrays.CODES:
             print(f"unknown --type {dtype}; one of {', '.join(_SHORT)}", file=sys.stderr)
             return 2
+    if args.rows:
+        if torch is None or not gpu:
+            print("python -m bitonic bench --rows needs a GPU and torch", file=sys.stderr)
+            return 2
+        for dtype in types:
+            for size in (int(v) for v in args.rows.split(",")):
+                _bench_rows(np, torch, table, dtype, size, args)
+        return 0
     for dtype in types:
         code = _arrays.CODES[dtype]
         for n in _parse_sizes(args):
@@ -264,6 +272,42 @@ def _bench_torch_indices(np, torch, table, host, xd, ref, events, sync, runs, wa
         table.add(name, ms, check(result), torch_ms)
 
 
+def _bench_rows(np, torch, table, dtype, size, args):
+    """--rows: a (total / size, size) torch tensor sorted along its rows, keys alone and with
+    their indices, against torch.sort(dim=-1) (values and indices)."""
+    rows = max(1, args.total // size)
+    host = _keys(np, rows * size, dtype, args.seed).reshape(rows, size)
+    xd = torch.from_numpy(host).cuda()
+    ref = torch.sort(xd, dim=-1).values
+    work = torch.empty_like(xd)
+    runs, warmup = args.runs, args.warmup
+    torch.cuda.synchronize()
+    events = lambda: (torch.cuda.Event(enable_timing=True),  # noqa: E731
+                      torch.cuda.Event(enable_timing=True))
+    sync = lambda end: end.synchronize()  # noqa: E731
+    fresh = lambda: work.copy_(xd)  # noqa: E731
+    table.section(dtype, rows * size, runs)
+    print(f"({rows} rows of {size})")
+    torch_ms, result = _median_gpu(events, sync, lambda: None, lambda: torch.sort(xd, dim=-1),
+                                   runs, warmup)
+    ok = bool(torch.equal(result.values, ref)) and bool(
+        torch.equal(torch.gather(xd, -1, result.indices), ref))
+    table.add(f"torch.sort(dim=-1) rows of {size}", torch_ms, ok, torch_ms)
+
+    def keys_only():
+        sort(work, inplace=True)
+        return work
+
+    ms, out = _median_gpu(events, sync, fresh, keys_only, runs, warmup)
+    table.add(f"bitonic.sort(torch, inplace) rows of {size}", ms, bool(torch.equal(out, ref)),
+              torch_ms)
+    ms, out = _median_gpu(events, sync, lambda: None, lambda: sort(xd, return_indices=True), runs,
+                          warmup)
+    ok = bool(torch.equal(out.values, ref)) and bool(
+        torch.equal(torch.gather(xd, -1, out.indices), ref))
+    table.add(f"bitonic.sort(return_indices) rows of {size}", ms, ok, torch_ms)
+
+
 def _bench_cccl(cupy, table, xc, ref, n, events, sync, runs, warmup, torch_ms):
     try:
         import cuda.compute as cc  # cuda-cccl: NVIDIA's Python bindings of CUB
@@ -303,4 +347,9 @@ def main(argv=None):
                         help="which peers to run (default torch,cupy,cccl,numpy)")
     parser.add_argument("--csv", default="", help="also write the rows to this CSV file")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--rows", default="",
+                        help="row sizes S,...: --total keys in rows of S, sorted along the rows "
+                             "(bitonic's batched sorts) against torch.sort(dim=-1)")
+    parser.add_argument("--total", type=int, default=1 << 24,
+                        help="keys in all in the --rows mode (default 2^24)")
     return run_bench(parser.parse_args(argv))

@@ -104,10 +104,17 @@ void with_types(int op, int key_code, int second_code, F&& f) {
   });
 }
 
-// One C++ call a row: `rows` rows of `n` keys back to back from `keys` (and as many values or
-// indices from `second`). In device memory (on_device) the device entry points, asynchronous on
-// `stream`, sharing the workspace; in host memory the host forms, synchronous (the GPU when there
-// is one, the CPU otherwise).
+// Whether `rows` rows of `n` keys on the device go to the batched entry points in one call: rows
+// of records (and stable float sorts, which run as records) when they are at most 2^32 in all.
+bool batched(operation what, std::size_t rows, std::size_t n, bool stable) {
+  const bool records = what != operation::sort || stable;
+  return rows > 1 && (!records || rows * n <= (std::size_t{1} << 32));
+}
+
+// `rows` rows of `n` keys back to back from `keys` (and as many values or indices from `second`).
+// In device memory (on_device) the batched device entry points in one call (else one call a row,
+// sharing the workspace), asynchronous on `stream`; in host memory the host forms, one call a
+// row, synchronous (the GPU when there is one, the CPU otherwise).
 void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std::size_t rows,
          std::size_t n, int key_code, int second_code, bool descending, bool stable,
          std::uintptr_t stream, std::uintptr_t workspace, std::size_t workspace_bytes, int device) {
@@ -117,6 +124,18 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
   with_types(op, key_code, second_code, [&](auto key, auto second_type, operation what) {
     using Key = decltype(key);
     using Second = decltype(second_type);
+    if (on_device && batched(what, rows, n, stable)) {
+      Key* k = reinterpret_cast<Key*>(keys);
+      Second* s = reinterpret_cast<Second*>(second);
+      if (what == operation::sort) {
+        bitonic::sort_batched(k, rows, n, opt);
+      } else if (what == operation::sort_pairs) {
+        bitonic::sort_batched_pairs(k, s, rows, n, opt);
+      } else if constexpr (is_index<Second>) {
+        bitonic::argsort_batched(k, s, rows, n, opt);
+      }
+      return;
+    }
     for (std::size_t row = 0; row < rows; ++row) {
       Key* k = reinterpret_cast<Key*>(keys) + row * n;
       Second* s = second != 0 ? reinterpret_cast<Second*>(second) + row * n : nullptr;
@@ -131,16 +150,25 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
   });
 }
 
-// Bytes of workspace the device entry point `op` needs for a row of n keys on `device`.
+// Bytes of workspace the device entry point `op` needs for `rows` rows of n keys on `device` (as
+// `run` sorts them: batched, or a row at a time).
 std::size_t workspace_bytes(int op, std::size_t n, int key_code, int second_code, bool stable,
-                            int device) {
+                            int device, std::size_t rows) {
   device_scope scope(device);
   const bitonic::options opt = make_options(false, stable, 0, 0, 0);
   std::size_t bytes = 0;
   with_types(op, key_code, second_code, [&](auto key, auto second, operation what) {
     using Key = decltype(key);
     using Second = decltype(second);
-    if (what == operation::sort) {
+    if (batched(what, rows, n, stable)) {
+      if (what == operation::sort) {
+        bytes = bitonic::batched_workspace_bytes<Key>(rows, n, opt);
+      } else if (what == operation::sort_pairs) {
+        bytes = bitonic::batched_pairs_workspace_bytes<Key, Second>(rows, n, opt);
+      } else if constexpr (is_index<Second>) {
+        bytes = bitonic::batched_argsort_workspace_bytes<Key, Second>(rows, n, opt);
+      }
+    } else if (what == operation::sort) {
       bytes = bitonic::workspace_bytes<Key>(n, opt);
     } else if (what == operation::sort_pairs) {
       bytes = bitonic::pairs_workspace_bytes<Key, Second>(n, opt);
@@ -247,7 +275,7 @@ NB_MODULE(_core, m) {
         arg("key_type"), arg("second_type"), arg("descending"), arg("stable"), arg("stream"),
         arg("workspace"), arg("workspace_bytes"), arg("device"), no_gil);
   m.def("workspace_bytes", &workspace_bytes, arg("op"), arg("n"), arg("key_type"),
-        arg("second_type"), arg("stable"), arg("device"), no_gil);
+        arg("second_type"), arg("stable"), arg("device"), arg("rows") = 1, no_gil);
   m.def("stream_wait", &stream_wait, arg("consumer"), arg("producer"), arg("device"), no_gil);
   m.def("stream_synchronize", &stream_synchronize, arg("stream"), arg("device"), no_gil);
   m.def("dlpack_info", &dlpack_info, arg("capsule"));

@@ -139,7 +139,8 @@ plan::plan batched_plan(std::size_t num_arrays, std::size_t array_size, const op
   options optimized = opt;
   optimized.algo = algorithm::optimized;
   algorithm_for_device<Key>(optimized, 2, caller.c_str());  // throws where its tiles do not fit
-  return plan::make_rows_plan({num_arrays, array_size}, sizeof(Key));
+  return plan::make_rows_plan({num_arrays, array_size}, sizeof(Key),
+                              current_device_shape(sizeof(Key)).block_log2);
 }
 
 }  // namespace api

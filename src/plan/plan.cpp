@@ -190,7 +190,7 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
 
 }  // namespace
 
-plan make_rows_plan(struct rows rows, std::size_t key_bytes) {
+plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2) {
   plan p;
   p.algo = algorithm::optimized;
   p.rows = rows;
@@ -210,11 +210,14 @@ plan make_rows_plan(struct rows rows, std::size_t key_bytes) {
     return p;
   }
   p.passes = optimized_passes(k, key_bytes, 0, false, false, 0);
-  if (padded == rows.length) {
-    p.n = rows.count * rows.length;
-    return p;
-  }
+  const std::size_t network_passes = p.passes.size();
+  const bool pads = padded != rows.length;
   p.n = rows.count * padded;
+  // Blocks hold whole rows (2^k divides them); the copies of padded rows stay outside the run.
+  if (k <= block_log2 && block_log2 > tile_log2 && p.n > (std::size_t{1} << block_log2)) {
+    p.blocked.push_back({pads ? 1u : 0u, network_passes, block_log2});
+  }
+  if (!pads) return p;
   p.scratch_keys = p.n;
   p.passes.insert(p.passes.begin(), pass{pass_kind::pad_rows, {}, {}, k, 0, true});
   p.passes.push_back({pass_kind::unpad_rows, {}, {}, k, 0, true});

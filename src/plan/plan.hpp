@@ -128,8 +128,11 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
 //! pass; longer rows of a power-of-two length by the optimized passes of one row's length run over
 //! all rows at once (every stage's blocks stay inside a row); other lengths padded to the next
 //! power of two in the scratch (pad_rows), sorted there and copied back (unpad_rows). log2_size is
-//! a row's stages. Throws bitonic::error when the rows' keys (padded) exceed the largest size.
-plan make_rows_plan(struct rows rows, std::size_t key_bytes);
+//! a row's stages. With a cache block of 2^block_log2 keys (device_shape::block_log2; 0: none)
+//! that the keys exceed, the passes of rows longer than a tile run block by block (blocked
+//! passes), so that each block's keys stay in the L2 between them. Throws bitonic::error when the
+//! rows' keys (padded) exceed the largest size.
+plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2 = 0);
 
 //! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
 //! stream b % blocks_in_flight): while one block's launch ends and the next begins, the other

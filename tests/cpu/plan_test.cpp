@@ -475,6 +475,27 @@ TEST(Plan, BatchedRows) {
       }
       EXPECT_EQ(memory_passes(p), network_passes.size() + (padded == length ? 0 : 2)) << what;
     }
+    // With a cache block the keys exceed, the passes of rows past a tile run block by block (the
+    // padded rows' copies outside); within one block, or rows of a tile, as before.
+    constexpr unsigned block_log2 = 22;
+    for (const std::size_t length : {4 * tile, 4 * tile + 1, tile}) {
+      const std::size_t count = (std::size_t{1} << block_log2) / tile;  // 4 blocks' worth
+      const plan blocked = make_rows_plan({count, length}, key_bytes, block_log2);
+      const plan plain = make_rows_plan({count, length}, key_bytes);
+      const std::string what = "length=" + std::to_string(length) + '\n' + describe(blocked);
+      ASSERT_EQ(blocked.passes.size(), plain.passes.size()) << what;
+      if (length == tile) {
+        EXPECT_TRUE(blocked.blocked.empty()) << what;
+        continue;
+      }
+      const bool pads = length != 4 * tile;
+      ASSERT_EQ(blocked.blocked.size(), 1u) << what;
+      EXPECT_EQ(blocked.blocked[0].first, pads ? 1u : 0u) << what;
+      EXPECT_EQ(blocked.blocked[0].count, blocked.passes.size() - (pads ? 2 : 0)) << what;
+      EXPECT_EQ(blocked.blocked[0].block_log2, block_log2) << what;
+      EXPECT_TRUE(make_rows_plan({3, length}, key_bytes, block_log2).blocked.empty())
+          << "rows within one block";
+    }
     for (const std::size_t length : {std::size_t{0}, std::size_t{1}}) {
       EXPECT_TRUE(make_rows_plan({5, length}, key_bytes).passes.empty());
     }
