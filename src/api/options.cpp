@@ -78,6 +78,13 @@ std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size, const cha
   return num_arrays * array_size;
 }
 
+void require_batched_algorithm(const options& opt, const char* caller) {
+  if (opt.algo != algorithm::automatic && opt.algo != algorithm::optimized) {
+    throw error(std::string(caller) + ": only the optimized kernels sort batches (options::algo " +
+                "automatic or optimized, not " + std::string(to_string(opt.algo)) + ")");
+  }
+}
+
 void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
   if (n > 0 && h_keys == nullptr) {
     throw error(std::string(caller) + ": h_keys is null but n = " + std::to_string(n));

@@ -24,6 +24,9 @@ void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_
 //! `caller` when that overflows size_t.
 std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size, const char* caller);
 
+//! bitonic::error naming `caller` unless opt.algo has a batched form (automatic or optimized).
+void require_batched_algorithm(const options& opt, const char* caller);
+
 //! opt.algo, or the automatic choice for n keys of key_bytes bytes.
 algorithm concrete_algorithm(const options& opt, std::size_t n, std::size_t key_bytes);
 

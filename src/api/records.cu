@@ -263,23 +263,25 @@ void argsort_records(const Key* d_keys, Index* d_indices, std::size_t n, const o
   records::launch_positions(b.words, through, d_indices, n, opt.stream, array_size);
 }
 
-//! The checks of a batched record sort: options, the arrays (device memory, apart), at most 2^32
-//! records in all, an algorithm with a batched form. Returns the records' count.
+//! The checks of a record sort's two device arrays of n elements each: device memory of the
+//! current device, and apart.
 template <class Key, class Second>
-std::size_t check_batched_records(const Key* d_keys, const Second* d_second, std::size_t num_arrays,
-                                  std::size_t array_size, const options& opt, const char* caller,
-                                  const char* second) {
-  validate(opt, caller);
-  const std::size_t n = batch_keys(num_arrays, array_size, caller);
-  require_positions(n, caller);
+void require_record_arrays(const Key* d_keys, const Second* d_second, std::size_t n,
+                           const char* caller, const char* second) {
   runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
   runtime::require_device_range(d_second, n, sizeof(Second), alignof(Second), caller, second);
   require_apart(d_keys, n * sizeof(Key), d_second, n * sizeof(Second), caller,
                 (std::string("d_keys and ") + second).c_str());
-  if (opt.algo != algorithm::automatic && opt.algo != algorithm::optimized) {
-    throw error(std::string(caller) + ": only the optimized kernels sort batches (options::algo " +
-                "automatic or optimized, not " + std::string(to_string(opt.algo)) + ")");
-  }
+}
+
+//! The checks of a batched record form before its arrays: options, an algorithm with a batched
+//! form, num_arrays * array_size within size_t and within 2^32 records. Returns that count.
+std::size_t batched_record_count(std::size_t num_arrays, std::size_t array_size, const options& opt,
+                                 const char* caller) {
+  validate(opt, caller);
+  require_batched_algorithm(opt, caller);
+  const std::size_t n = batch_keys(num_arrays, array_size, caller);
+  require_positions(n, caller);
   return n;
 }
 
@@ -317,10 +319,7 @@ void sort_pairs(Key* d_keys, Value* d_values, std::size_t n, const options& opt)
   static_assert(sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
   constexpr const char* caller = "bitonic::sort_pairs";
   api::validate(opt, caller);
-  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
-  runtime::require_device_range(d_values, n, sizeof(Value), alignof(Value), caller, "d_values");
-  api::require_apart(d_keys, n * sizeof(Key), d_values, n * sizeof(Value), caller,
-                     "d_keys and d_values");
+  api::require_record_arrays(d_keys, d_values, n, caller, "d_values");
   api::require_positions(n, caller);
   if (n < 2) return;
   using value_bits = api::bits_t<sizeof(Value)>;
@@ -344,10 +343,7 @@ void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& 
                 "indices of 4 or 8 bytes, unsigned");
   constexpr const char* caller = "bitonic::argsort";
   api::validate(opt, caller);
-  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
-  runtime::require_device_range(d_indices, n, sizeof(Index), alignof(Index), caller, "d_indices");
-  api::require_apart(d_keys, n * sizeof(Key), d_indices, n * sizeof(Index), caller,
-                     "d_keys and d_indices");
+  api::require_record_arrays(d_keys, d_indices, n, caller, "d_indices");
   api::require_positions(n, caller);
   if (n == 1) BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, sizeof(Index), opt.stream));
   if (n < 2) return;
@@ -369,21 +365,19 @@ void sort_batched_pairs(Key* d_keys, Value* d_values, std::size_t num_arrays,
                         std::size_t array_size, const options& opt) {
   static_assert(sizeof(Value) == 4 || sizeof(Value) == 8, "values of 4 or 8 bytes");
   constexpr const char* caller = "bitonic::sort_batched_pairs";
-  api::check_batched_records(d_keys, d_values, num_arrays, array_size, opt, caller, "d_values");
+  const std::size_t n = api::batched_record_count(num_arrays, array_size, opt, caller);
+  api::require_record_arrays(d_keys, d_values, n, caller, "d_values");
   if (num_arrays == 0 || array_size < 2) return;
   using value_bits = api::bits_t<sizeof(Value)>;
-  api::sort_records(d_keys, reinterpret_cast<value_bits*>(d_values), num_arrays * array_size, opt,
-                    caller, "bitonic::batched_pairs_workspace_bytes", array_size);
+  api::sort_records(d_keys, reinterpret_cast<value_bits*>(d_values), n, opt, caller,
+                    "bitonic::batched_pairs_workspace_bytes", array_size);
 }
 
 template <class Key, class Value>
 std::size_t batched_pairs_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
                                           const options& opt) {
   constexpr const char* caller = "bitonic::batched_pairs_workspace_bytes";
-  api::check_batched_records<Key, Value>(nullptr, nullptr, 0, 0, opt, caller,
-                                         "d_values");  // options
-  const std::size_t n = api::batch_keys(num_arrays, array_size, caller);
-  api::require_positions(n, caller);
+  const std::size_t n = api::batched_record_count(num_arrays, array_size, opt, caller);
   if (num_arrays == 0 || array_size < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
   return api::records_layout<Key>(n, sizeof(Value), opt, array_size).bytes;
@@ -395,8 +389,8 @@ void argsort_batched(const Key* d_keys, Index* d_indices, std::size_t num_arrays
   static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
                 "indices of 4 or 8 bytes, unsigned");
   constexpr const char* caller = "bitonic::argsort_batched";
-  const std::size_t n = api::check_batched_records(d_keys, d_indices, num_arrays, array_size, opt,
-                                                   caller, "d_indices");
+  const std::size_t n = api::batched_record_count(num_arrays, array_size, opt, caller);
+  api::require_record_arrays(d_keys, d_indices, n, caller, "d_indices");
   if (n == 0) return;
   if (array_size == 1) {  // every index is 0
     BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, n * sizeof(Index), opt.stream));
@@ -410,10 +404,7 @@ template <class Key, class Index>
 std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
                                             const options& opt) {
   constexpr const char* caller = "bitonic::batched_argsort_workspace_bytes";
-  api::check_batched_records<Key, Index>(nullptr, nullptr, 0, 0, opt, caller,
-                                         "d_indices");  // options
-  const std::size_t n = api::batch_keys(num_arrays, array_size, caller);
-  api::require_positions(n, caller);
+  const std::size_t n = api::batched_record_count(num_arrays, array_size, opt, caller);
   if (num_arrays == 0 || array_size < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
   return api::layout_for(n, sizeof(Key), 0, 0, opt, array_size).bytes;

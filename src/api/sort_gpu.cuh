@@ -132,10 +132,7 @@ namespace api {
 template <class Key>
 plan::plan batched_plan(std::size_t num_arrays, std::size_t array_size, const options& opt,
                         const std::string& caller) {
-  if (opt.algo != algorithm::automatic && opt.algo != algorithm::optimized) {
-    throw error(caller + ": only the optimized kernels sort batches (options::algo automatic or " +
-                "optimized, not " + std::string(to_string(opt.algo)) + ")");
-  }
+  require_batched_algorithm(opt, caller.c_str());
   options optimized = opt;
   optimized.algo = algorithm::optimized;
   algorithm_for_device<Key>(optimized, 2, caller.c_str());  // throws where its tiles do not fit

@@ -94,6 +94,19 @@ void through_device(const Key* h_keys, Key* keys_back, Second* h_second, bool se
   second_moves.download(h_second, second.get(), n);
 }
 
+//! The checks of a host record form's two arrays of n elements: the keys as sort_host checks
+//! them, the second array not null, the two apart.
+template <class Key, class Second>
+void require_host_records(const Key* h_keys, const Second* h_second, std::size_t n,
+                          const char* caller, const char* second) {
+  api::require_host_keys(h_keys, n, caller);
+  if (n > 0 && h_second == nullptr) {
+    throw error(std::string(caller) + ": " + second + " is null but n = " + std::to_string(n));
+  }
+  api::require_apart(h_keys, n * sizeof(Key), h_second, n * sizeof(Second), caller,
+                     (std::string("h_keys and ") + second).c_str());
+}
+
 //! Whether the device form runs: a GPU, n within its limit, and `bytes` within the budget.
 bool fits_device(std::size_t n, std::size_t bytes, const options& opt) {
   return gpu_available() && n <= max_device_records && bytes <= device_budget(opt);
@@ -106,12 +119,7 @@ template <class Key, class Value>
 void sort_pairs_host(Key* h_keys, Value* h_values, std::size_t n, const options& opt) {
   constexpr const char* caller = "bitonic::sort_pairs_host";
   api::validate(opt, caller);
-  api::require_host_keys(h_keys, n, caller);
-  if (n > 0 && h_values == nullptr) {
-    throw error(std::string(caller) + ": h_values is null but n = " + std::to_string(n));
-  }
-  api::require_apart(h_keys, n * sizeof(Key), h_values, n * sizeof(Value), caller,
-                     "h_keys and h_values");
+  host::require_host_records(h_keys, h_values, n, caller, "h_values");
   if (n < 2) return;
   const std::size_t workspace = gpu_available() && n <= host::max_device_records
                                     ? pairs_workspace_bytes<Key, Value>(n, opt)
@@ -134,12 +142,7 @@ void argsort_host(const Key* h_keys, Index* h_indices, std::size_t n, const opti
                 "indices of 4 or 8 bytes, unsigned");
   constexpr const char* caller = "bitonic::argsort_host";
   api::validate(opt, caller);
-  api::require_host_keys(h_keys, n, caller);
-  if (n > 0 && h_indices == nullptr) {
-    throw error(std::string(caller) + ": h_indices is null but n = " + std::to_string(n));
-  }
-  api::require_apart(h_keys, n * sizeof(Key), h_indices, n * sizeof(Index), caller,
-                     "h_keys and h_indices");
+  host::require_host_records(h_keys, h_indices, n, caller, "h_indices");
   if (std::is_same_v<Index, std::uint32_t> && n > host::max_device_records) {
     throw error(std::string(caller) + ": n = " + std::to_string(n) +
                 " keys have positions past uint32_t indices");
