@@ -42,6 +42,64 @@ std::vector<std::uint64_t> stable_order(const std::vector<Key>& keys, order dire
   return idx;
 }
 
+//! Top-k's reference: for each of the `batch` arrays of n keys of `keys`, the positions (within
+//! the array) of its k first keys in `direction`, equal keys in position order, by
+//! std::partial_sort.
+template <class Key>
+std::vector<std::uint64_t> topk_reference(const std::vector<Key>& keys, std::size_t batch,
+                                          std::size_t n, std::size_t k, order direction) {
+  std::vector<std::uint64_t> result;
+  std::vector<std::uint64_t> positions(n);
+  for (std::size_t r = 0; r < batch; ++r) {
+    const Key* row = keys.data() + r * n;
+    for (std::size_t i = 0; i < n; ++i)
+      positions[i] = i;
+    std::partial_sort(positions.begin(), positions.begin() + std::ptrdiff_t(k), positions.end(),
+                      [&](std::uint64_t a, std::uint64_t b) {
+                        const bool less = direction == order::ascending
+                                              ? ascending_less{}(row[a], row[b])
+                                              : descending_less{}(row[a], row[b]);
+                        const bool greater = direction == order::ascending
+                                                 ? ascending_less{}(row[b], row[a])
+                                                 : descending_less{}(row[b], row[a]);
+                        return less || (!greater && a < b);
+                      });
+    result.insert(result.end(), positions.begin(), positions.begin() + std::ptrdiff_t(k));
+  }
+  return result;
+}
+
+//! Success when out_keys (unless empty) and out_indices (unless empty) are exactly top-k's result
+//! for `batch` arrays of n keys of `input`: the indices of topk_reference, and the keys at them
+//! bit for bit.
+template <class Key, class Index>
+::testing::AssertionResult matches_topk(const std::vector<Key>& out_keys,
+                                        const std::vector<Index>& out_indices,
+                                        const std::vector<Key>& input, std::size_t batch,
+                                        std::size_t n, std::size_t k, order direction) {
+  const std::vector<std::uint64_t> expected = topk_reference(input, batch, n, k, direction);
+  if ((!out_keys.empty() && out_keys.size() != expected.size()) ||
+      (!out_indices.empty() && out_indices.size() != expected.size())) {
+    return ::testing::AssertionFailure() << out_keys.size() << " keys and " << out_indices.size()
+                                         << " indices for " << expected.size() << " outputs";
+  }
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const std::size_t row = i / k;
+    if (!out_indices.empty() && out_indices[i] != expected[i]) {
+      return ::testing::AssertionFailure() << "array " << row << " rank " << i % k << ": index "
+                                           << +out_indices[i] << ", expected " << expected[i];
+    }
+    if (!out_keys.empty() &&
+        std::memcmp(&out_keys[i], &input[row * n + expected[i]], sizeof(Key)) != 0) {
+      return ::testing::AssertionFailure()
+             << "array " << row << " rank " << i % k << ": key 0x" << std::hex
+             << +tools::key_bits(out_keys[i]) << ", expected 0x"
+             << +tools::key_bits(input[row * n + expected[i]]);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 //! Success when keys/positions are the records of `input` (a record's value: its position in
 //! input) sorted in `direction`, each key beside its own position's bits and every position once;
 //! and, when `exact` is given (a stable sort: stable_order's result), exactly in that order.

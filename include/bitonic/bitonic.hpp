@@ -196,6 +196,47 @@ template <class Key, class Index>
 std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
                                             const options& opt = {});
 
+//! The k first keys of each of `batch` arrays of `n` keys in the order of opt.direction, sorted:
+//! ascending gives the k smallest keys of each array, order::descending the k largest (as
+//! torch.topk(largest=True)), under the order and NaN rules of `sort` (NaNs are the largest keys).
+//! Array r is d_keys[r * n, (r + 1) * n); its k keys go to d_out_keys[r * k, (r + 1) * k) (bit for
+//! bit as they are in d_keys) and their indices within the array to d_out_indices[r * k, ...).
+//! Among equal keys the lower index comes first, so the result is exactly the first k of a stable
+//! sort of each array (argsort_batched), for every k from 0 to n. Either output may be null
+//! (keys only, or indices only), not both; the keys are not changed. Index is std::uint32_t or
+//! std::uint64_t. Asynchronous on opt.stream like `sort`, with no device-wide synchronisation.
+//!
+//! How: today the first k of a stable batched argsort (argsort_batched's record words), taken in
+//! one pass; up to 2^28 keys at a time (whole arrays), so its scratch stays bounded. Memory:
+//! topk_workspace_bytes<Key, Index>(batch, n, k, opt) bytes (8 bytes a key of the arrays sorted at
+//! once plus their word sort's), from opt.workspace or else the library's pool, as for `sort`.
+//! Preconditions: the three arrays in device or managed memory of the current device, the outputs
+//! apart from each other and from the keys; k <= n <= 2^32; opt.algo automatic or optimized.
+//! Complexity: per array O(m log^2 m) comparisons for m = n rounded up to a power of two (the
+//! batched sort of 8-byte words), plus one pass over the k outputs.
+//! Throws bitonic::error (outputs untouched) as argsort_batched does, when k > n, n > 2^32 or
+//! batch * n overflows, or when both outputs are null.
+template <class Key, class Index>
+void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Key* d_out_keys,
+          Index* d_out_indices, const options& opt = {});
+
+//! Bytes of workspace that `topk<Key, Index>(..., batch, n, k, ...)` needs (see workspace_bytes);
+//! 0 when nothing is sorted (batch or k is 0, or n < 2). Throws bitonic::error as topk does for
+//! bad sizes, and without a CUDA device.
+template <class Key, class Index>
+std::size_t topk_workspace_bytes(std::size_t batch, std::size_t n, std::size_t k,
+                                 const options& opt = {});
+
+//! topk for arrays in host memory (pageable or pinned), synchronous like sort_host, with the same
+//! result: with a GPU, when the keys, the outputs and topk_workspace_bytes fit the device memory
+//! the call may use (opt.max_device_bytes, or what is free) and n <= 2^32, through the device;
+//! otherwise on the CPU (std::partial_sort of each array's positions; O(n log k) per array,
+//! single-threaded). Throws bitonic::error as topk does (null arrays with work to do, k > n, bad
+//! options), and on failing CUDA calls or allocations; outputs untouched on argument errors.
+template <class Key, class Index>
+void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t k, Key* h_out_keys,
+               Index* h_out_indices, const options& opt = {});
+
 //! Sorts `n` (key, value) pairs in device memory by key, in place: d_keys[i] and d_values[i] are
 //! one record, and both arrays end in the sorted order of the keys (the order and NaN rules of
 //! `sort`). Not stable by default: records with equivalent keys end in some order of theirs;
@@ -399,7 +440,13 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
                                                    const options&);                              \
   extern template std::size_t batched_argsort_workspace_bytes<Key, Index>(                       \
       std::size_t, std::size_t, const options&);                                                 \
-  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&);
+  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&); \
+  extern template void topk<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*,  \
+                                        Index*, const options&);                                  \
+  extern template std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t,          \
+                                                               std::size_t, const options&);      \
+  extern template void topk_host<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t,   \
+                                             Key*, Index*, const options&);
 //! PAIR(Key, Value) for every value type sort_pairs takes, then INDEX(Key, Index) for every
 //! index type argsort writes: the record entry points precompiled for one key type.
 #define BITONIC_FOR_EACH_RECORD(PAIR, INDEX, Key) \

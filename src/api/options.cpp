@@ -85,6 +85,21 @@ void require_batched_algorithm(const options& opt, const char* caller) {
   }
 }
 
+std::size_t topk_keys(std::size_t batch, std::size_t n, std::size_t k, const options& opt,
+                      bool any_output, const char* caller) {
+  validate(opt, caller);
+  require_batched_algorithm(opt, caller);
+  if (k > n) {
+    throw error(std::string(caller) + ": k = " + std::to_string(k) + " is more than the n = " +
+                std::to_string(n) + " keys of an array");
+  }
+  const std::size_t keys = batch_keys(batch, n, caller);
+  if (!any_output && batch * k != 0) {  // batch * k <= keys: no overflow
+    throw error(std::string(caller) + ": both outputs are null");
+  }
+  return keys;
+}
+
 void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
   if (n > 0 && h_keys == nullptr) {
     throw error(std::string(caller) + ": h_keys is null but n = " + std::to_string(n));

@@ -24,6 +24,11 @@ void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_
 //! `caller` when that overflows size_t.
 std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size, const char* caller);
 
+//! The checks of a top-k call before its arrays: options, an algorithm with a batched form,
+//! k <= n, at least one output (any_output), batch * n within size_t. Returns batch * n.
+std::size_t topk_keys(std::size_t batch, std::size_t n, std::size_t k, const options& opt,
+                      bool any_output, const char* caller);
+
 //! bitonic::error naming `caller` unless opt.algo has a batched form (automatic or optimized).
 void require_batched_algorithm(const options& opt, const char* caller);
 

@@ -42,10 +42,6 @@ struct record_layout {
   std::size_t bytes = 0;        //!< all of it, with workspace_alignment of slack
 };
 
-constexpr std::size_t align_up(std::size_t bytes) {
-  return (bytes + workspace_alignment - 1) & ~(workspace_alignment - 1);
-}
-
 //! The word sort: ascending (the words carry the order), the caller's algorithm and stream.
 options word_sort_options(const options& opt) {
   options words;
@@ -111,21 +107,6 @@ record_layout records_layout(std::size_t n, std::size_t value_bytes, const optio
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
   return layout_for(n, sizeof(Key), p.keys_from_words ? 0 : sizeof(Key),
                     p.values_in_words ? 0 : value_bytes, opt, array_size);
-}
-
-//! A record sort's scratch: the caller's workspace (checked against `apart`) or the library's
-//! pool. Throws when neither has l.bytes.
-std::byte* record_scratch(const record_layout& l, const options& opt,
-                          std::initializer_list<device_range> apart,
-                          runtime::stream_buffer<std::byte>& owned, const char* caller,
-                          const char* sizing) {
-  if (has_workspace(opt)) return caller_workspace(opt, l.bytes, apart, caller, sizing);
-  if (!allocate_scratch(owned, l.bytes, opt.stream, "bitonic: record scratch allocation")) {
-    throw error(std::string(caller) + ": out of device memory for a scratch buffer of " +
-                std::to_string(l.bytes) + " bytes");
-  }
-  const auto at = reinterpret_cast<std::uintptr_t>(owned.get());
-  return reinterpret_cast<std::byte*>(align_up(at));
 }
 
 //! The scratch's parts by name.
@@ -214,7 +195,7 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
   const record_layout l = records_layout<Key>(n, value_bytes, opt, array_size);
   runtime::stream_buffer<std::byte> owned;
-  record_buffers b(record_scratch(l, opt,
+  record_buffers b(workspace_or_pool(opt, l.bytes,
                                   {{d_keys, n * sizeof(Key), "the keys"},
                                    {d_values, n * value_bytes, "the values"}},
                                   owned, caller, sizing),
@@ -247,20 +228,17 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
 template <class Key, class Index>
 void argsort_records(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt,
                      const char* caller, const char* sizing, std::size_t array_size = 0) {
-  load_record_kernels<Key>(opt.stream);
   {
     const kernels::load_only_scope loading;
     records::launch_positions<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
   }
-  const record_layout l = layout_for(n, sizeof(Key), 0, 0, opt, array_size);
   runtime::stream_buffer<std::byte> owned;
-  record_buffers b(record_scratch(l, opt,
-                                  {{d_keys, n * sizeof(Key), "the keys"},
-                                   {d_indices, n * sizeof(Index), "the indices"}},
-                                  owned, caller, sizing),
-                   l, opt);
-  const std::uint32_t* through = sort_words(d_keys, nullptr, n, true, b, opt);
-  records::launch_positions(b.words, through, d_indices, n, opt.stream, array_size);
+  std::byte* scratch = workspace_or_pool(opt, argsort_words_bytes<Key>(n, array_size, opt),
+                                         {{d_keys, n * sizeof(Key), "the keys"},
+                                          {d_indices, n * sizeof(Index), "the indices"}},
+                                         owned, caller, sizing);
+  const sorted_words sorted = argsort_words(d_keys, n, array_size, opt, scratch);
+  records::launch_positions(sorted.words, sorted.through, d_indices, n, opt.stream, array_size);
 }
 
 //! The checks of a record sort's two device arrays of n elements each: device memory of the
@@ -306,6 +284,26 @@ std::size_t stable_sort_workspace_bytes(std::size_t n, const options& opt, std::
   stable.stable = true;
   return records_layout<Key>(n, 0, stable, array_size).bytes;
 }
+
+template <class Key>
+std::size_t argsort_words_bytes(std::size_t n, std::size_t array_size, const options& opt) {
+  return layout_for(n, sizeof(Key), 0, 0, opt, array_size).bytes;
+}
+
+template <class Key>
+sorted_words argsort_words(const Key* d_keys, std::size_t n, std::size_t array_size,
+                           const options& opt, std::byte* scratch) {
+  load_record_kernels<Key>(opt.stream);
+  record_buffers b(scratch, layout_for(n, sizeof(Key), 0, 0, opt, array_size), opt);
+  return {b.words, sort_words(d_keys, nullptr, n, true, b, opt)};
+}
+
+#define BITONIC_INSTANTIATE_ARGSORT_WORDS(Key)                                                   \
+  template std::size_t argsort_words_bytes<Key>(std::size_t, std::size_t, const options&);     \
+  template sorted_words argsort_words<Key>(const Key*, std::size_t, std::size_t, const options&, \
+                                           std::byte*);
+BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_ARGSORT_WORDS)
+#undef BITONIC_INSTANTIATE_ARGSORT_WORDS
 
 template void stable_sort_keys<float>(float*, std::size_t, const options&, std::size_t);
 template void stable_sort_keys<double>(double*, std::size_t, const options&, std::size_t);
@@ -357,7 +355,7 @@ std::size_t argsort_workspace_bytes(std::size_t n, const options& opt) {
   api::require_positions(n, caller);
   if (n < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
-  return api::layout_for(n, sizeof(Key), 0, 0, opt).bytes;
+  return api::argsort_words_bytes<Key>(n, 0, opt);
 }
 
 template <class Key, class Value>
@@ -407,7 +405,7 @@ std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t 
   const std::size_t n = api::batched_record_count(num_arrays, array_size, opt, caller);
   if (num_arrays == 0 || array_size < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
-  return api::layout_for(n, sizeof(Key), 0, 0, opt, array_size).bytes;
+  return api::argsort_words_bytes<Key>(n, array_size, opt);
 }
 
 #define BITONIC_INSTANTIATE_PAIR(Key, Value)                                               \

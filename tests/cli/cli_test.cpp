@@ -264,6 +264,69 @@ TEST_F(Cli, ArgsortAndSortWithValues) {
                  2, "one value a key");
 }
 
+// sort --rows and topk on 2-D .npy files (rows of keys) and on 1-D ones: each row against std::sort
+// and std::partial_sort, outputs in the input's shape; topk's refusals.
+TEST_F(Cli, SortsRowsAndSelectsTopK) {
+  const std::size_t rows = 7, row_length = 1000;
+  const std::vector<float> input =
+      tools::generate<float>(rows * row_length, distribution::nan, 23);
+  {
+    tools::output_file out(path("m.npy"));
+    tools::write_keys<float>(out, tools::file_format::npy, input, row_length);
+    out.commit();
+  }
+  for (const order direction : all_orders) {
+    SCOPED_TRACE(std::string(to_string(direction)));
+    std::vector<std::string> sort_args = {"sort", "--in", path("m.npy"), "--out", path("s.npy"),
+                                          "--rows", std::to_string(row_length)};
+    if (direction == order::descending) sort_args.push_back("--desc");
+    expect_success(sort_args);
+    const tools::array_file sorted = tools::inspect_array_file(path("s.npy"), "");
+    ASSERT_TRUE(sorted.row_length.has_value());
+    EXPECT_EQ(*sorted.row_length, row_length);
+    const std::vector<float> got = read_all<float>(path("s.npy"));
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::vector<float> row(input.begin() + std::ptrdiff_t(r * row_length),
+                                   input.begin() + std::ptrdiff_t((r + 1) * row_length));
+      EXPECT_TRUE(matches_reference(
+          std::vector<float>(got.begin() + std::ptrdiff_t(r * row_length),
+                             got.begin() + std::ptrdiff_t((r + 1) * row_length)),
+          tools::reference_sort(row, direction)))
+          << "row " << r;
+    }
+    for (const std::size_t k : {std::size_t{1}, std::size_t{33}, row_length}) {
+      std::vector<std::string> topk_args = {"topk",          "--in", path("m.npy"), "--k",
+                                            std::to_string(k), "--out", path("t.npy"),
+                                            "--indices",     path("i.npy")};
+      if (direction == order::ascending) topk_args.push_back("--smallest");
+      expect_success(topk_args);
+      const std::vector<float> keys = read_all<float>(path("t.npy"));
+      const std::vector<std::uint64_t> indices = read_all<std::uint64_t>(path("i.npy"));
+      EXPECT_EQ(*tools::inspect_array_file(path("i.npy"), "").row_length, k);
+      EXPECT_TRUE(matches_topk(keys, indices, input, rows, row_length, k, direction)) << "k=" << k;
+    }
+  }
+  // A 1-D file is one row; indices alone, as uint32; sort --rows keeps it 1-D.
+  {
+    tools::output_file out(path("v.npy"));
+    tools::write_keys<float>(out, tools::file_format::npy, input);
+    out.commit();
+  }
+  expect_success({"topk", "--in", path("v.npy"), "--k", "5", "--indices", path("i.bin"), "--index",
+                  "u32"});
+  EXPECT_TRUE(matches_topk(std::vector<float>{}, read_all<std::uint32_t>(path("i.bin"), "u32"),
+                           input, 1, input.size(), 5, order::descending));
+  expect_success({"sort", "--in", path("v.npy"), "--out", path("vs.npy"), "--rows", "7"});
+  EXPECT_FALSE(tools::inspect_array_file(path("vs.npy"), "").row_length.has_value());
+  expect_failure({"topk", "--in", path("m.npy"), "--k", "1001", "--out", path("x.npy")}, 2,
+                 "--k 1001: " + path("m.npy") + " has rows of 1000 keys");
+  expect_failure({"topk", "--in", path("m.npy"), "--k", "3"}, 2, "--out FILE or --indices FILE");
+  expect_failure({"topk", "--in", path("m.npy"), "--out", path("x.npy")}, 2, "--k K is required");
+  expect_failure({"topk", "--in", path("m.npy"), "--k", "3", "--out", path("x.npy"), "--indices",
+                  path("x.npy")},
+                 2, "is --out's file too");
+}
+
 TEST_F(Cli, VerifyCatchesUnsortedAndAlteredFiles) {
   expect_success({"gen", "--out", path("in.bin"), "--n", "1000", "--type", "u32"});
   expect_success({"sort", "--in", path("in.bin"), "--out", path("out.bin"), "--type", "u32"});
@@ -355,7 +418,14 @@ TEST_F(Cli, SortRejectsBadInputsAndLeavesNothingBehind) {
        "--type is required for the raw file"},
       {sort_to("big_endian.npy"), 1, "big_endian.npy: dtype '>i4' is big-endian"},
       {sort_to("fortran.npy"), 1, "fortran.npy: fortran_order is True"},
-      {sort_to("matrix.npy"), 1, "matrix.npy: shape (1, 5) has 2 dimensions"},
+      {sort_to("matrix.npy"), 2, "matrix.npy: a 2-D array (rows of 5 keys): sort --rows 5"},
+      {{"sort", "--in", path("matrix.npy"), "--out", path("out.npy"), "--rows", "4"},
+       2,
+       "--rows 4: " + path("matrix.npy") + " has rows of 5 keys"},
+      {{"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--rows", "2"},
+       2,
+       "keys are not whole rows of that many"},
+      {{"argsort", "--in", path("matrix.npy"), "--out", path("out.npy")}, 2, "a 2-D array"},
       {sort_to("int16.npy"), 1, "int16.npy: unsupported dtype '<i2'"},
       {sort_to("cut.npy"), 1, "cut.npy: truncated header"},
       {sort_to("short.npy"), 1, "short.npy: data size mismatch"},

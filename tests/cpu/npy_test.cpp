@@ -8,6 +8,7 @@
 #include <csignal>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/scratch_files.hpp"
@@ -64,6 +65,25 @@ TEST(NpyHeader, IsNumpysByteForByte) {
     EXPECT_EQ(parsed.count, count);
     EXPECT_EQ(parsed.data_offset, header.size());
   }
+}
+
+// 2-D arrays (rows of keys): numpy's header for np.zeros((2, 3), "<f4"), read back with the row
+// length; a column and rows of no keys too.
+TEST(NpyHeader, TwoDimensionalArrays) {
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  const std::string expected = std::string("\x93NUMPY\x01\x00\x76\x00", 10) + dict +
+                               std::string(128 - 10 - dict.size() - 1, ' ') + "\n";
+  EXPECT_EQ(npy::make_header("f32", 6, 3), expected);
+  for (const auto [count, row_length] :
+       {std::pair{6ull, 3ull}, std::pair{5ull, 1ull}, std::pair{0ull, 0ull}, std::pair{0ull, 7ull}}) {
+    const std::string header = npy::make_header("i32", count, row_length);
+    const npy::array_header parsed = npy::parse_header(header, header.size() + count * 4);
+    EXPECT_EQ(parsed.count, count);
+    ASSERT_TRUE(parsed.row_length.has_value());
+    EXPECT_EQ(*parsed.row_length, row_length);
+  }
+  EXPECT_FALSE(npy::parse_header(npy::make_header("i32", 6), npy::make_header("i32", 6).size() + 24)
+                   .row_length.has_value());
 }
 
 TEST(NpyHeader, ReadsVersions1To3) {
@@ -163,8 +183,9 @@ TEST(NpyHeader, RejectsMalformedAndUnsupportedFiles) {
        npy_file("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (5,)}"), "structured"},
       {"Fortran order", npy_file("{'descr': '<i4', 'fortran_order': True, 'shape': (5,)}"),
        "fortran_order is True"},
-      {"2-D", with_shape("(2, 3)"), "shape (2, 3) has 2 dimensions"},
-      {"column", with_shape("(5, 1)"), "2 dimensions"},
+      {"3-D", with_shape("(1, 1, 5)"), "shape (1, 1, 5) has 3 dimensions"},
+      {"2-D of other keys", with_shape("(2, 3)"), "data size mismatch"},
+      {"2-D past 64 bits", with_shape("(4294967296, 4294967296)"), "overflows 64 bits"},
       {"0-D", with_shape("()"), "0 dimensions"},
       {"not a tuple", with_shape("(5)"), "the shape (5) is not a tuple"},
       {"not a tuple at all", with_shape("5"), "expected '('"},

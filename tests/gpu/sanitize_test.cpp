@@ -5,6 +5,7 @@
 // passes too. Both keys sizes, because the tile kernels are tuned per key size.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -167,6 +168,36 @@ void expect_small_batched_sorts() {
 TEST(Sanitize, Batched) {
   expect_small_batched_sorts<std::int32_t>();
   expect_small_batched_sorts<double>();
+}
+
+// topk: 4-byte keys with k <= 2048 take the select kernel (one part; 13 parts, then a pass over
+// their candidates); the rest the record words, the batched word sort (one tile, and past it) and
+// the take kernel.
+template <class Key>
+void expect_small_topks() {
+  for (const auto [batch, n, k] : {std::array<std::size_t, 3>{3, 3000, 100},
+                                   {2, 20000, 2049},
+                                   {1, 100000, 100}}) {
+    const std::uint64_t seed = test::case_seed(n, tools::distribution::uniform);
+    const std::vector<Key> input =
+        tools::generate<Key>(batch * n, tools::distribution::uniform, seed);
+    test::device_array<Key> keys(batch * n);
+    keys.upload(input);
+    test::device_array<Key> out_keys(batch * k);
+    test::device_array<std::uint32_t> out_indices(batch * k);
+    for (const order direction : test::all_orders) {
+      topk(keys.get(), batch, n, k, out_keys.get(), out_indices.get(), {direction});
+      EXPECT_TRUE(test::matches_topk(out_keys.download(), out_indices.download(), input, batch, n,
+                                     k, direction))
+          << tools::type_name<Key>() << " topk k=" << k << " of " << batch << " x " << n
+          << " seed=" << seed << " order=" << test::to_string(direction);
+    }
+  }
+}
+
+TEST(Sanitize, TopK) {
+  expect_small_topks<std::int32_t>();
+  expect_small_topks<double>();
 }
 
 TEST(Sanitize, Automatic) {

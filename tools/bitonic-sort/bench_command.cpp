@@ -1,6 +1,7 @@
 // bitonic-sort bench: options → bench::config; the benchmark itself lives in bench/.
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "bench/batched.hpp"
 #include "bench/driver.hpp"
 #include "bench/keys.hpp"
+#include "bench/topk.hpp"
 #include "commands.hpp"
 
 namespace bitonic::cli {
@@ -16,6 +18,8 @@ namespace bitonic::cli {
 int bench_command(std::span<const std::string_view> args) {
   bench::config cfg;
   bench::batched_config batched;
+  bench::topk_config topk;
+  bool topk_mode = false;
   std::vector<std::string_view> algos, types;
   bool host = false;
   const auto count = [](std::string_view name, unsigned& target) {
@@ -74,6 +78,22 @@ int bench_command(std::span<const std::string_view> args) {
                std::size_t(parse_uint("--batched", size, 1, std::size_t{1} << max_log2n)));
          }
        }},
+      {"--topk",
+       [&](std::string_view v) {
+         topk_mode = true;
+         if (v == "default") {
+           const auto shapes = bench::default_topk_shapes();
+           topk.shapes.insert(topk.shapes.end(), shapes.begin(), shapes.end());
+           return;
+         }
+         for (std::string_view shape : split_list("--topk", v)) {
+           try {
+             topk.shapes.push_back(bench::parse_topk_shape(shape));
+           } catch (const std::invalid_argument& e) {
+             throw usage_error(std::string("--topk: ") + e.what());
+           }
+         }
+       }},
       {"--total",
        [&](std::string_view v) {
          batched.total_keys = std::size_t(parse_uint("--total", v, 1, std::size_t{1} << max_log2n));
@@ -86,6 +106,18 @@ int bench_command(std::span<const std::string_view> args) {
   };
   parse_options(args, options);
   if (!types.empty()) cfg.key_types = types;
+  if (topk_mode) {  // the top-k mode: its own rows and table
+    if (!algos.empty() || host || cfg.values != bench::value_mode::none ||
+        !batched.array_sizes.empty()) {
+      throw usage_error("--topk has rows of its own: it takes no --algo, --host, --values or "
+                        "--batched");
+    }
+    if (!types.empty()) topk.key_types = types;
+    topk.runs = cfg.runs;
+    topk.seed = cfg.seed;
+    topk.csv_path = cfg.csv_path;
+    return bench::run_topk(topk);
+  }
   if (!batched.array_sizes.empty()) {  // the batched mode: its own rows, peers and table
     if (!algos.empty() || host || cfg.values != bench::value_mode::none) {
       throw usage_error("--batched has rows of its own: it takes no --algo, --host or --values");

@@ -20,5 +20,6 @@ int sort_command(std::span<const std::string_view> args);
 int gen_command(std::span<const std::string_view> args);
 int verify_command(std::span<const std::string_view> args);
 int argsort_command(std::span<const std::string_view> args);
+int topk_command(std::span<const std::string_view> args);
 
 }  // namespace bitonic::cli

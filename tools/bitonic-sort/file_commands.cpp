@@ -19,6 +19,7 @@
 #include "bench/driver.hpp"
 #include "bench/keys.hpp"
 #include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "bitonic/order.hpp"
 #include "commands.hpp"
 #include "file_options.hpp"
@@ -158,7 +159,36 @@ struct sort_request {
   std::string in_path, out_path, values_path, values_out_path;
   std::string_view key_type, value_type;
   bitonic::options options;
+  std::optional<std::uint64_t> row_length;  //!< --rows: sort each row of this many keys
 };
+
+//! sort --rows: each row of `row_length` keys sorted on its own, in groups of rows through the
+//! device (bitonic::sort_batched) with a GPU, else each row by bitonic::sort_on_cpu.
+template <class Key>
+void sort_rows(Key* keys, std::size_t count, std::size_t row_length, const options& opt,
+               bool gpu) {
+  if (row_length < 2) return;
+  const std::size_t rows = count / row_length;
+  if (!gpu) {
+    for (std::size_t r = 0; r < rows; ++r)
+      sort_on_cpu(keys + r * row_length, row_length, opt);
+    return;
+  }
+  // Groups of about 2^26 keys (whole rows): device memory stays small beside the host arrays.
+  const std::size_t group = std::min(rows, std::max<std::size_t>(1, (std::size_t{1} << 26) / row_length));
+  device_buffer<Key> d_keys(group * row_length);
+  device_buffer<std::byte> workspace(batched_workspace_bytes<Key>(group, row_length, opt));
+  options on_device = opt;
+  on_device.workspace = workspace.get();
+  on_device.workspace_bytes = workspace.size();
+  for (std::size_t first = 0; first < rows; first += group) {
+    const std::size_t n = std::min(group, rows - first) * row_length;
+    Key* h = keys + first * row_length;
+    BITONIC_CUDA_CHECK(cudaMemcpy(d_keys.get(), h, n * sizeof(Key), cudaMemcpyHostToDevice));
+    sort_batched(d_keys.get(), n / row_length, row_length, on_device);
+    BITONIC_CUDA_CHECK(cudaMemcpy(h, d_keys.get(), n * sizeof(Key), cudaMemcpyDeviceToHost));
+  }
+}
 
 //! sort with --values: the keys and the values sorted together by sort_pairs_host, each written
 //! in full or not at all.
@@ -218,6 +248,8 @@ int sort_command(std::span<const std::string_view> args) {
       {"--desc", [&](std::string_view) { req.options.direction = order::descending; }, false},
       {"--stable", [&](std::string_view) { req.options.stable = true; }, false},
       {"--algo", [&](std::string_view v) { req.options.algo = parse_variant(v); }},
+      {"--rows",
+       [&](std::string_view v) { req.row_length = parse_uint("--rows", v, 1, max_file_keys); }},
       {"--max-device-bytes",
        [&](std::string_view v) {
          req.options.max_device_bytes = parse_bytes("--max-device-bytes", v);
@@ -232,7 +264,20 @@ int sort_command(std::span<const std::string_view> args) {
     throw usage_error("--values-out: " + req.values_out_path + " is --out's file too");
   }
 
-  const tools::array_file in = open_input(req.in_path, req.key_type);
+  if (req.row_length && !req.values_path.empty()) {
+    throw usage_error("--rows sorts keys alone: it does not take --values");
+  }
+  const tools::array_file in = open_input(req.in_path, req.key_type, req.row_length.has_value());
+  if (req.row_length) {
+    if (in.row_length && *in.row_length != *req.row_length) {
+      throw usage_error("--rows " + std::to_string(*req.row_length) + ": " + in.path +
+                        " has rows of " + std::to_string(*in.row_length) + " keys");
+    }
+    if (in.count % *req.row_length != 0) {
+      throw usage_error("--rows " + std::to_string(*req.row_length) + ": " + in.path + "'s " +
+                        std::to_string(in.count) + " keys are not whole rows of that many");
+    }
+  }
   tools::output_file out(req.out_path);  // before the long part: a bad destination fails at once
   const bool gpu = bitonic::gpu_available();
   if (!gpu) {
@@ -246,24 +291,31 @@ int sort_command(std::span<const std::string_view> args) {
       return;
     }
     const tools::file_format out_format = tools::format_of(req.out_path);
-    out.reserve(tools::array_file_size<Key>(out_format, in.count));
+    out.reserve(tools::array_file_size<Key>(out_format, in.count, in.row_length));
     const clock::time_point start = clock::now();
     const tools::key_array<Key> keys = tools::read_keys<Key>(in);
     const double read_s = seconds_since(start);
     const clock::time_point sort_start = clock::now();
     try {
-      sort_host(keys.keys.get(), keys.count, req.options);
+      if (req.row_length) {
+        sort_rows(keys.keys.get(), keys.count, *req.row_length, req.options, gpu);
+      } else {
+        sort_host(keys.keys.get(), keys.count, req.options);
+      }
     } catch (const std::bad_alloc&) {
       throw tools::file_error(in.path + ": not enough host memory to sort its keys");
     }
     const double sort_s = seconds_since(sort_start);
     const clock::time_point write_start = clock::now();
-    tools::write_keys<Key>(out, out_format, keys.span());
+    tools::write_keys<Key>(out, out_format, keys.span(), in.row_length);
     out.commit();
-    std::printf("%s -> %s: %zu %s keys sorted %s in %.3f s on the %s (read %.3f s, write %.3f s)\n",
+    const std::string rows =
+        req.row_length ? " in rows of " + std::to_string(*req.row_length) : std::string();
+    std::printf("%s -> %s: %zu %s keys sorted %s%s in %.3f s on the %s (read %.3f s, write %.3f "
+                "s)\n",
                 in.path.c_str(), out.path().c_str(), keys.count, tools::type_name<Key>().data(),
-                to_string(req.options.direction).data(), sort_s, gpu ? "GPU" : "CPU", read_s,
-                seconds_since(write_start));
+                to_string(req.options.direction).data(), rows.c_str(), sort_s, gpu ? "GPU" : "CPU",
+                read_s, seconds_since(write_start));
   });
   return 0;
 }

@@ -20,13 +20,20 @@ void require(const std::string& value, std::string_view option) {
   if (value.empty()) throw usage_error(std::string(option) + " FILE is required");
 }
 
-tools::array_file open_input(const std::string& path, std::string_view key_type) {
+tools::array_file open_input(const std::string& path, std::string_view key_type,
+                             bool rows_allowed) {
   tools::array_file file;
   try {
     file = tools::inspect_array_file(path, key_type);
   } catch (const tools::key_type_missing&) {
     throw usage_error("--type is required for the raw file '" + path +
                       "' (only .npy files name their key type)");
+  }
+  if (file.row_length && !rows_allowed) {
+    throw usage_error(path + ": a 2-D array (rows of " + std::to_string(*file.row_length) +
+                      " keys): sort --rows " + std::to_string(*file.row_length) +
+                      " sorts each row and topk takes rows; this command takes 1-D arrays (numpy: "
+                      "a.ravel())");
   }
   if (file.format != tools::format_of(path)) {  // a .npy file under another name
     std::fprintf(stderr,

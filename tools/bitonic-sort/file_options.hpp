@@ -24,8 +24,10 @@ std::string_view parse_key_type(std::string_view name);
 void require(const std::string& value, std::string_view option);
 
 //! The checked input file; raw files need the key type from --type. Opened first, so that a
-//! missing file or a directory is named as such rather than asked a key type.
-tools::array_file open_input(const std::string& path, std::string_view key_type);
+//! missing file or a directory is named as such rather than asked a key type. 2-D .npy arrays
+//! only where `rows_allowed` (sort --rows, topk); elsewhere a usage_error says what takes them.
+tools::array_file open_input(const std::string& path, std::string_view key_type,
+                             bool rows_allowed = false);
 
 constexpr std::string_view to_string(order direction) {
   return direction == order::ascending ? "ascending" : "descending";

@@ -29,6 +29,7 @@ struct command {
 constexpr command commands[] = {
     {"demo", demo_command}, {"bench", bench_command},   {"sort", sort_command},
     {"gen", gen_command},   {"verify", verify_command}, {"argsort", argsort_command},
+    {"topk", topk_command},
 };
 
 std::string usage() {
@@ -77,6 +78,11 @@ commands:
                             DeviceSegmentedSort and DeviceSegmentedRadixSort (its own rows;
                             no --algo, --host or --values)
             --total N       keys in all in the batched mode (default 16777216)
+            --topk SHAPES   top-k mode: bitonic::topk, the k largest of each row with uint64
+                            indices, for shapes BATCHxN:K (comma list), or `default` for the
+                            torch.topk shapes of issue 21 (f32 unless --type; no --algo,
+                            --host, --values or --batched); scripts/topk_torch.py times
+                            torch.topk on the same shapes
             --type TYPES    key types, comma list: i32 u32 i64 u64 f32 f64 (default i32)
             --runs N        GPU and sort_host runs per time after a warm-up; the median is
                             reported (default 5)
@@ -101,6 +107,9 @@ commands:
             --max-device-bytes N   device memory the sort may use: bytes, or with a unit
                             K M G T (powers of 1024), fractions too (1.5G); larger data is
                             sorted out of core, in runs that are merged
+            --rows N        sort each row of N keys on its own (bitonic::sort_batched; on
+                            the CPU reference executor without a GPU): a 2-D .npy whose rows
+                            have N keys (the output keeps its shape), or any file of whole rows
   argsort write the positions of a file's keys in sorted order (stable: equal keys keep
           their input order) with bitonic::argsort_host: on the GPU when the keys and indices
           fit it, else with std::stable_sort on the CPU (the same result)
@@ -109,6 +118,16 @@ commands:
             --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
             --index I       index type: u32 (default, up to 2^32 keys) or u64
             --desc          descending order (default ascending; NaNs sort as the largest keys)
+  topk    the k largest keys of a file, or of each row of a 2-D .npy file, sorted, and their
+          indices in the row (among equal keys the lower index first), with bitonic::topk_host:
+          on the GPU when they fit it, else with std::partial_sort on the CPU (the same result)
+            --in FILE       .npy (1-D, or 2-D: rows) or raw keys (one row), as for sort
+            --k K           how many keys of each row (0 .. its length)
+            --out FILE      the keys, .npy or raw by the extension (2-D input: rows of K)
+            --indices FILE  their indices within the row (at least one of --out, --indices)
+            --index I       index type: u64 (default, as torch.topk) or u32
+            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
+            --smallest      the k smallest instead (ascending; NaNs are the largest keys)
   gen     write test keys to a file (.npy or raw by its extension)
             --out FILE      the file
             --n N           number of keys

@@ -259,6 +259,7 @@ array_file inspect_array_file(const std::string& path, std::string_view key_type
     file.key_type = parsed.key_type;
     file.count = parsed.count;
     file.data_offset = parsed.data_offset;
+    file.row_length = parsed.row_length;
     return file;
   }
   if (key_type.empty()) throw key_type_missing(path + ": a raw file: its key type must be given");
@@ -361,16 +362,17 @@ void output_file::commit() {
 }
 
 std::uint64_t array_file_size(file_format format, std::string_view key_type, std::uint64_t count,
-                              std::size_t key_bytes) {
+                              std::size_t key_bytes, std::optional<std::uint64_t> row_length) {
   const std::uint64_t header =
-      format == file_format::npy ? npy::make_header(key_type, count).size() : 0;
+      format == file_format::npy ? npy::make_header(key_type, count, row_length).size() : 0;
   return header + count * key_bytes;
 }
 
 void write_key_bytes(output_file& out, file_format format, std::string_view key_type,
-                     const void* keys, std::uint64_t count, std::size_t key_bytes) {
+                     const void* keys, std::uint64_t count, std::size_t key_bytes,
+                     std::optional<std::uint64_t> row_length) {
   if (format == file_format::npy) {
-    const std::string header = npy::make_header(key_type, count);
+    const std::string header = npy::make_header(key_type, count, row_length);
     out.write(header.data(), header.size());
   }
   const std::uint64_t total = count * key_bytes;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,8 @@ struct array_file {
   std::string_view key_type;  //!< "i32", ...
   std::uint64_t count = 0;
   std::uint64_t data_offset = 0;  //!< bytes before the first key (the .npy header)
+  //! A 2-D .npy array (rows of keys, row-major): the keys of a row; empty for 1-D and raw files.
+  std::optional<std::uint64_t> row_length;
 };
 
 //! Opens `path` and checks it: a .npy header (whose dtype must be `key_type` unless that is
@@ -123,23 +126,30 @@ class output_file {
   bool tracked_ = false;  //!< the signal handlers know the temporary file
 };
 
-//! The size of a file of `count` keys of `key_type` ("i32", ...) of `key_bytes` bytes each.
+//! The size of a file of `count` keys of `key_type` ("i32", ...) of `key_bytes` bytes each (.npy:
+//! 2-D in rows of `row_length` keys when that is given).
 std::uint64_t array_file_size(file_format format, std::string_view key_type, std::uint64_t count,
-                              std::size_t key_bytes);
+                              std::size_t key_bytes,
+                              std::optional<std::uint64_t> row_length = std::nullopt);
 
 template <class Key>
-std::uint64_t array_file_size(file_format format, std::uint64_t count) {
-  return array_file_size(format, type_name<Key>(), count, sizeof(Key));
+std::uint64_t array_file_size(file_format format, std::uint64_t count,
+                              std::optional<std::uint64_t> row_length = std::nullopt) {
+  return array_file_size(format, type_name<Key>(), count, sizeof(Key), row_length);
 }
 
 //! Writes `count` keys of `key_type` ("i32", ...) of `key_bytes` bytes each from `keys` to `out`
-//! as `format` (a header first for .npy), in chunks, with a progress bar for large arrays.
+//! as `format` (a header first for .npy: 2-D in rows of `row_length` keys when that is given), in
+//! chunks, with a progress bar for large arrays.
 void write_key_bytes(output_file& out, file_format format, std::string_view key_type,
-                     const void* keys, std::uint64_t count, std::size_t key_bytes);
+                     const void* keys, std::uint64_t count, std::size_t key_bytes,
+                     std::optional<std::uint64_t> row_length = std::nullopt);
 
 template <class Key>
-void write_keys(output_file& out, file_format format, std::span<const Key> keys) {
-  write_key_bytes(out, format, type_name<Key>(), keys.data(), keys.size(), sizeof(Key));
+void write_keys(output_file& out, file_format format, std::span<const Key> keys,
+                std::optional<std::uint64_t> row_length = std::nullopt) {
+  write_key_bytes(out, format, type_name<Key>(), keys.data(), keys.size(), sizeof(Key),
+                  row_length);
 }
 
 }  // namespace bitonic::tools

@@ -4,6 +4,7 @@
 #include <bit>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -282,12 +283,20 @@ array_header parse_header(std::string_view header, std::uint64_t file_size) {
   if (fields.fortran_order) {
     throw format_error("fortran_order is True: only C-order arrays are supported");
   }
-  if (fields.shape.size() != 1) {
+  if (fields.shape.size() != 1 && fields.shape.size() != 2) {
     throw format_error("shape " + format_shape(fields.shape) + " has " +
                        std::to_string(fields.shape.size()) +
-                       " dimensions: only 1-D arrays are supported (numpy: a.ravel())");
+                       " dimensions: only 1-D and 2-D arrays are supported (numpy: a.ravel())");
   }
-  const std::uint64_t count = fields.shape[0];
+  std::optional<std::uint64_t> row_length;
+  std::uint64_t count = fields.shape[0];
+  if (fields.shape.size() == 2) {
+    row_length = fields.shape[1];
+    if (*row_length != 0 && count > std::numeric_limits<std::uint64_t>::max() / *row_length) {
+      throw format_error("shape " + format_shape(fields.shape) + " overflows 64 bits");
+    }
+    count *= *row_length;
+  }
   const std::uint64_t data_bytes = file_size - p.header_end;
   if (count > data_bytes / type.bytes || count * type.bytes != data_bytes) {
     throw format_error("data size mismatch: shape " + format_shape(fields.shape) + " of dtype '" +
@@ -295,7 +304,7 @@ array_header parse_header(std::string_view header, std::uint64_t file_size) {
                        std::to_string(type.bytes) + " bytes, the file holds " +
                        std::to_string(data_bytes) + " bytes after its header");
   }
-  return {type.key_type, count, p.header_end};
+  return {type.key_type, count, row_length, p.header_end};
 }
 
 std::string frame_header(std::string_view dict, unsigned major) {
@@ -318,9 +327,15 @@ std::string frame_header(std::string_view dict, unsigned major) {
   return header + '\n';
 }
 
-std::string make_header(std::string_view key_type, std::uint64_t count) {
+std::string make_header(std::string_view key_type, std::uint64_t count,
+                        std::optional<std::uint64_t> row_length) {
+  std::string shape = std::to_string(count) + ",";
+  if (row_length) {
+    const std::uint64_t rows = *row_length == 0 ? 0 : count / *row_length;
+    shape = std::to_string(rows) + ", " + std::to_string(*row_length);
+  }
   return frame_header("{'descr': '" + descr_of(key_type) + "', 'fortran_order': False, 'shape': (" +
-                          std::to_string(count) + ",), }",
+                          shape + "), }",
                       1);
 }
 

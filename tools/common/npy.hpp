@@ -1,4 +1,4 @@
-// The NumPy .npy format, as far as the CLI needs it: 1-D, C-order, little-endian arrays of the
+// The NumPy .npy format, as far as the CLI needs it: 1-D and 2-D (rows of keys), C-order, little-endian arrays of the
 // library's key types (dtypes <i4 <u4 <i8 <u8 <f4 <f8). Pure parsing and formatting of headers;
 // reading and writing files is array_file.hpp's job. Not part of the library.
 //
@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@ inline constexpr std::uint64_t max_header_bytes = std::uint64_t{1} << 20;
 struct array_header {
   std::string_view key_type;      //!< "i32", ..., as tools::type_name spells it
   std::uint64_t count = 0;        //!< the keys in the file
+  //! 2-D arrays (shape (rows, row_length)): the keys of a row; empty for 1-D arrays.
+  std::optional<std::uint64_t> row_length;
   std::uint64_t data_offset = 0;  //!< where the first key begins: the length of the whole header
 };
 
@@ -50,12 +53,14 @@ bool has_magic(std::string_view start);
 //! integers ("(N,)", not "(N)"), with Python 2's long suffix "L" in versions 1.0 and 2.0 only;
 //! padding and the final '\n' are not required (numpy writes them; its reader does not ask).
 //! Throws format_error on anything else, and on what the CLI does not support: big-endian or
-//! other dtypes, Fortran order, shapes of more or fewer than one dimension.
+//! other dtypes, Fortran order, shapes of other than one or two dimensions.
 array_header parse_header(std::string_view header, std::uint64_t file_size);
 
-//! The header of a 1-D array of `count` keys of `key_type` ("i32", ...) as numpy writes it:
-//! version 1.0, padded so that the data starts at a multiple of 64 bytes.
-std::string make_header(std::string_view key_type, std::uint64_t count);
+//! The header of an array of `count` keys of `key_type` ("i32", ...) as numpy writes it: version
+//! 1.0, padded so that the data starts at a multiple of 64 bytes. 1-D without `row_length`, else
+//! 2-D of shape (count / row_length, row_length) (count must be a multiple of it; (0, 0) for 0).
+std::string make_header(std::string_view key_type, std::uint64_t count,
+                        std::optional<std::uint64_t> row_length = std::nullopt);
 
 //! `dict` framed as a header of version `major`.0: magic, version, length, `dict`, then spaces and
 //! a '\n' up to a multiple of 64 bytes. make_header's framing; the tests build odd headers with it.

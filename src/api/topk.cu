@@ -1,0 +1,234 @@
+// bitonic::topk: the k first keys of each array in opt.direction, with their indices. 4-byte keys
+// with k <= 2048 take the select path (kernels/topk_select.cuh): each part of an array read once,
+// its K best kept in shared memory, then the parts' candidates selected again until one part is
+// left. Other keys and larger k take the first k of a stable batched argsort (records.cu's record
+// words, kernels/topk_take.cuh), a group of arrays at a time so that the scratch stays bounded.
+// Both give the first k of a stable sort of each array, bit for bit.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <vector>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "api/options.hpp"
+#include "api/records.hpp"
+#include "api/workspace.hpp"
+#include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
+#include "kernels/topk_select.cuh"
+#include "kernels/topk_take.cuh"
+#include "runtime/device.hpp"
+#include "runtime/stream_buffer.hpp"
+
+namespace bitonic {
+namespace api {
+namespace {
+
+//! The argsort sorts whole arrays at most this many keys at a time (one array if it is longer):
+//! a group of 2^28 keys needs about 2 GiB of scratch and keeps the GPU busy.
+constexpr std::size_t group_keys = std::size_t{1} << 28;
+
+//! Positions are 32 bits in the record words.
+constexpr std::size_t max_array_keys = std::size_t{1} << 32;
+
+//! The arrays sorted at once: as many whole arrays of n keys as fit group_keys, at least one.
+std::size_t group_arrays(std::size_t batch, std::size_t n) {
+  return std::min(batch, std::max<std::size_t>(1, group_keys / n));
+}
+
+//! topk_keys' checks, and n within the record words' positions. Returns batch * n.
+std::size_t checked_topk_keys(std::size_t batch, std::size_t n, std::size_t k, const options& opt,
+                              bool any_output, const char* caller) {
+  const std::size_t keys = topk_keys(batch, n, k, opt, any_output, caller);
+  if (n > max_array_keys) {
+    throw error(std::string(caller) + ": n = " + std::to_string(n) +
+                " is more than the 2^32 keys an array may have");
+  }
+  return keys;
+}
+
+//! Whether topk sorts anything (else it at most copies or writes zeros).
+bool topk_sorts(std::size_t batch, std::size_t n, std::size_t k) {
+  return batch != 0 && k != 0 && n >= 2;
+}
+
+namespace select = kernels::topk_select;
+
+//! Whether the select path takes Key with this k.
+template <class Key>
+constexpr bool selects(std::size_t k) {
+  return sizeof(Key) == 4 && k <= (std::size_t{1} << select::tuning::max_k_log2);
+}
+
+//! The select path's passes: how many parts each array is cut into, pass by pass (the last 1).
+//! Parts of at least 16 K and 8192 inputs; as many as fill the GPU about eight blocks an SM.
+struct select_plan {
+  unsigned k_log2;
+  std::vector<std::size_t> parts;
+
+  select_plan(std::size_t batch, std::size_t n, std::size_t k)
+      : k_log2(network::ceil_log2(k)) {
+    const std::size_t kept = std::size_t{1} << k_log2;
+    const std::size_t min_part = std::max<std::size_t>(16 * kept, 8192);
+    const std::size_t target = std::size_t{runtime::multiprocessor_count()} * 8;
+    const auto parts_of = [&](std::size_t m) {
+      const std::size_t wanted = std::max<std::size_t>(1, target / batch);
+      return std::min(wanted, (m + min_part - 1) / min_part);
+    };
+    for (std::size_t m = n;; m = parts.back() * kept) {  // each pass: parts * K candidates an array
+      parts.push_back(parts_of(m));
+      if (parts.back() == 1) break;
+    }
+  }
+
+  //! Candidate words of pass i (none for the last).
+  std::size_t candidates(std::size_t batch, std::size_t i) const {
+    return i + 1 < parts.size() ? batch * parts[i] << k_log2 : 0;
+  }
+  //! Scratch bytes: two candidate buffers, written by alternate passes.
+  std::size_t bytes(std::size_t batch) const {
+    const std::size_t words = candidates(batch, 0) + (parts.size() > 2 ? candidates(batch, 1) : 0);
+    return words == 0 ? 0 : align_up(words * sizeof(std::uint64_t)) + workspace_alignment;
+  }
+};
+
+//! topk of 4-byte keys by the select path. Arguments checked; batch, k >= 1, n >= 2.
+template <class Key, class Index>
+void select_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k,
+                 Key* d_out_keys, Index* d_out_indices, const options& opt,
+                 std::initializer_list<device_range> apart, const char* caller) {
+  {
+    const kernels::load_only_scope loading;
+    select::launch({}, opt.stream);
+  }
+  const select_plan plan(batch, n, k);
+  runtime::stream_buffer<std::byte> owned;
+  const std::size_t bytes = plan.bytes(batch);
+  std::byte* scratch = bytes == 0 ? nullptr
+                                  : workspace_or_pool(opt, bytes, apart, owned, caller,
+                                                      "bitonic::topk_workspace_bytes");
+  std::uint64_t* buffers[2] = {
+      reinterpret_cast<std::uint64_t*>(scratch),
+      reinterpret_cast<std::uint64_t*>(scratch) + plan.candidates(batch, 0)};
+  select::select_pass p{};
+  p.keys = reinterpret_cast<const std::uint32_t*>(d_keys);
+  p.arrays = batch;
+  p.n = n;
+  p.m = n;
+  p.k = k;
+  p.k_log2 = plan.k_log2;
+  p.kind = select::key_kind_of<Key>();
+  p.descending = opt.direction == order::descending;
+  for (std::size_t i = 0; i < plan.parts.size(); ++i) {
+    p.parts = plan.parts[i];
+    if (p.parts > 1) {
+      p.candidates = buffers[i % 2];
+    } else {
+      p.out_keys = reinterpret_cast<std::uint32_t*>(d_out_keys);
+      if constexpr (sizeof(Index) == 4) {
+        p.out_indices32 = reinterpret_cast<std::uint32_t*>(d_out_indices);
+      } else {
+        p.out_indices64 = reinterpret_cast<std::uint64_t*>(d_out_indices);
+      }
+    }
+    select::launch(p, opt.stream);
+    p.words = p.candidates;
+    p.m = plan.parts[i] << plan.k_log2;
+  }
+}
+
+}  // namespace
+}  // namespace api
+
+template <class Key, class Index>
+void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Key* d_out_keys,
+          Index* d_out_indices, const options& opt) {
+  static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
+                "indices of 4 or 8 bytes, unsigned");
+  constexpr const char* caller = "bitonic::topk";
+  const std::size_t keys = api::checked_topk_keys(
+      batch, n, k, opt, d_out_keys != nullptr || d_out_indices != nullptr, caller);
+  const std::size_t outputs = batch * k;  // <= keys
+  runtime::require_device_range(d_keys, keys, sizeof(Key), alignof(Key), caller, "d_keys");
+  if (d_out_keys != nullptr) {
+    runtime::require_device_range(d_out_keys, outputs, sizeof(Key), alignof(Key), caller,
+                                  "d_out_keys");
+    api::require_apart(d_keys, keys * sizeof(Key), d_out_keys, outputs * sizeof(Key), caller,
+                       "d_keys and d_out_keys");
+  }
+  if (d_out_indices != nullptr) {
+    runtime::require_device_range(d_out_indices, outputs, sizeof(Index), alignof(Index), caller,
+                                  "d_out_indices");
+    api::require_apart(d_keys, keys * sizeof(Key), d_out_indices, outputs * sizeof(Index), caller,
+                       "d_keys and d_out_indices");
+    api::require_apart(d_out_keys, d_out_keys != nullptr ? outputs * sizeof(Key) : 0,
+                       d_out_indices, outputs * sizeof(Index), caller,
+                       "d_out_keys and d_out_indices");
+  }
+  if (outputs == 0) return;
+  if (n == 1) {  // k == 1: each array's only key, at index 0
+    if (d_out_keys != nullptr) {
+      BITONIC_CUDA_CHECK(cudaMemcpyAsync(d_out_keys, d_keys, batch * sizeof(Key),
+                                         cudaMemcpyDeviceToDevice, opt.stream));
+    }
+    if (d_out_indices != nullptr) {
+      BITONIC_CUDA_CHECK(cudaMemsetAsync(d_out_indices, 0, batch * sizeof(Index), opt.stream));
+    }
+    return;
+  }
+  const std::initializer_list<api::device_range> apart = {
+      {d_keys, keys * sizeof(Key), "the keys"},
+      {d_out_keys, d_out_keys != nullptr ? outputs * sizeof(Key) : 0, "the output keys"},
+      {d_out_indices, d_out_indices != nullptr ? outputs * sizeof(Index) : 0,
+       "the output indices"}};
+  if constexpr (sizeof(Key) == 4) {
+    if (api::selects<Key>(k)) {
+      api::select_topk(d_keys, batch, n, k, d_out_keys, d_out_indices, opt, apart, caller);
+      return;
+    }
+  }
+  using bits = std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>;
+  {
+    const kernels::load_only_scope loading;
+    kernels::topk::launch_take_first<bits, Index>(nullptr, nullptr, nullptr, nullptr, nullptr, 0,
+                                                  0, 0, opt.stream);
+  }
+  const std::size_t arrays = api::group_arrays(batch, n);
+  runtime::stream_buffer<std::byte> owned;
+  std::byte* scratch = api::workspace_or_pool(opt, api::argsort_words_bytes<Key>(arrays * n, n, opt),
+                                              apart, owned, caller, "bitonic::topk_workspace_bytes");
+  for (std::size_t first = 0; first < batch; first += arrays) {
+    const std::size_t count = std::min(arrays, batch - first);
+    const Key* group = d_keys + first * n;
+    const api::sorted_words sorted = api::argsort_words(group, count * n, n, opt, scratch);
+    kernels::topk::launch_take_first(
+        sorted.words, sorted.through, reinterpret_cast<const bits*>(group),
+        d_out_keys != nullptr ? reinterpret_cast<bits*>(d_out_keys + first * k) : nullptr,
+        d_out_indices != nullptr ? d_out_indices + first * k : nullptr, count, n, k, opt.stream);
+  }
+}
+
+template <class Key, class Index>
+std::size_t topk_workspace_bytes(std::size_t batch, std::size_t n, std::size_t k,
+                                 const options& opt) {
+  constexpr const char* caller = "bitonic::topk_workspace_bytes";
+  api::checked_topk_keys(batch, n, k, opt, true, caller);
+  if (!api::topk_sorts(batch, n, k)) return 0;
+  if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  if (api::selects<Key>(k)) return api::select_plan(batch, n, k).bytes(batch);
+  return api::argsort_words_bytes<Key>(api::group_arrays(batch, n) * n, n, opt);
+}
+
+#define BITONIC_INSTANTIATE_NO_PAIR(Key, Value)
+#define BITONIC_INSTANTIATE_TOPK(Key, Index)                                                     \
+  template void topk<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*, Index*, \
+                                 const options&);                                                \
+  template std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t, std::size_t,   \
+                                                        const options&);
+#define BITONIC_INSTANTIATE_KEY_TOPK(Key) \
+  BITONIC_FOR_EACH_RECORD(BITONIC_INSTANTIATE_NO_PAIR, BITONIC_INSTANTIATE_TOPK, Key)
+BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_KEY_TOPK)
+
+}  // namespace bitonic
