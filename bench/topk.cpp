@@ -102,10 +102,14 @@ topk_result measure_shape(const topk_config& cfg, const topk_shape& s) {
 }  // namespace
 
 std::vector<topk_shape> default_topk_shapes() {
-  return {{1, std::size_t{1} << 27, 1000}, {1, std::size_t{1} << 24, 100},
-          {1, std::size_t{1} << 20, 2048}, {64, 131072, 50},
-          {4096, 32768, 100},              {16384, 4096, 64},
-          {10000, 65536, 10},              {256, std::size_t{1} << 20, 1024}};
+  return {{1, std::size_t{1} << 27, 1000},
+          {1, std::size_t{1} << 24, 100},
+          {1, std::size_t{1} << 20, 2048},
+          {64, 131072, 50},
+          {4096, 32768, 100},
+          {16384, 4096, 64},
+          {10000, 65536, 10},
+          {256, std::size_t{1} << 20, 1024}};
 }
 
 topk_shape parse_topk_shape(std::string_view text) {

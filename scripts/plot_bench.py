@@ -4,7 +4,9 @@
 usage: plot_bench.py [--skip ALGORITHM]... CSV [CSV...] OUTDIR
 
 For every key type in the CSVs, writes OUTDIR/keys_per_s_<type>.png (keys/s, device-resident, over
-n) and OUTDIR/internal_ms_<type>.png (device-resident time over n). When the CSVs hold the same
+n) and OUTDIR/internal_ms_<type>.png (device-resident time over n). Top-k CSVs (`bench --topk`,
+scripts/topk_torch.py: columns batch, n, k) give OUTDIR/topk_ms_<type>.png instead: the time of
+each shape, one bar per algorithm. When the CSVs hold the same
 (device, key type, algorithm, n) more than once, the last row wins: a later, partial run replaces
 those points of an earlier full one. --skip leaves an algorithm out (e.g. automatic, which draws
 over the variant it picks).
@@ -18,7 +20,7 @@ from collections import defaultdict
 
 # The peers the library is measured against; drawn dashed, the library's variants solid.
 PEERS = {"cub_radix", "cub_merge", "thrust", "thrust_cmp", "std_sort", "qsort", "cub_segmented",
-         "cub_segmented_radix"}
+         "cub_segmented_radix", "torch_topk"}
 MARKERS = "os^vDx+*Ph<>"  # distinct per line: automatic draws on top of the variant it picks
 COLUMNS = {"device", "date", "key_type", "n", "algorithm", "internal_ms", "keys_per_s"}
 
@@ -84,6 +86,40 @@ def plot(plt, key_type, series, column, ylabel, path):
     print(path)
 
 
+def plot_topk(plt, key_type, rows, path):
+    """Grouped bars: the median time of each (batch, n, k) shape, one bar per algorithm."""
+    shapes, algorithms, times = [], [], {}
+    for row in rows:  # the last row of a point wins
+        shape = (int(row["batch"]), int(row["n"]), int(row["k"]))
+        if shape not in shapes:
+            shapes.append(shape)
+        if row["algorithm"] not in algorithms:
+            algorithms.append(row["algorithm"])
+        times[shape, row["algorithm"]] = float(row["internal_ms"])
+    algorithms.sort(key=lambda a: a in PEERS)
+    devices = sorted({r["device"] for r in rows})
+    dates = sorted({r["date"] for r in rows})
+    fig, ax = plt.subplots(figsize=(11, 6))
+    width = 0.8 / len(algorithms)
+    for index, algorithm in enumerate(algorithms):
+        xs = [i + index * width for i, s in enumerate(shapes) if (s, algorithm) in times]
+        ys = [times[s, algorithm] for s in shapes if (s, algorithm) in times]
+        bars = ax.bar(xs, ys, width, label=algorithm, hatch="//" if algorithm in PEERS else None)
+        ax.bar_label(bars, fmt="%.3g", fontsize="x-small")
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(shapes))])
+    ax.set_xticklabels([f"{b}x{n}\nk={k}" for b, n, k in shapes], fontsize="small")
+    ax.set_yscale("log")
+    ax.set_ylabel("internal time (ms)")
+    ax.set_title(f"top-k of {key_type} rows (batch x n, k), device-resident\n"
+                 f"{', '.join(devices)} ({', '.join(dates)})")
+    ax.grid(True, axis="y", which="major", alpha=0.4)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Plot bitonic-sort bench CSVs.")
     parser.add_argument("paths", nargs="+", metavar="CSV... OUTDIR",
@@ -107,6 +143,11 @@ def main():
     if not rows:
         sys.exit(f"plot_bench.py: {', '.join(csvs)} hold no rows to plot")
     os.makedirs(outdir, exist_ok=True)
+    topk = [r for r in rows if r.get("k")]
+    for key_type in sorted({r["key_type"] for r in topk}):
+        plot_topk(plt, key_type, [r for r in topk if r["key_type"] == key_type],
+                  os.path.join(outdir, f"topk_ms_{key_type}.png"))
+    rows = [r for r in rows if not r.get("k")]
     for key_type, series in sorted(series_by_type(rows).items()):
         plot(plt, key_type, series, "keys_per_s", "keys/s (internal)",
              os.path.join(outdir, f"keys_per_s_{key_type}.png"))

@@ -203,19 +203,26 @@ std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t 
 //! bit as they are in d_keys) and their indices within the array to d_out_indices[r * k, ...).
 //! Among equal keys the lower index comes first, so the result is exactly the first k of a stable
 //! sort of each array (argsort_batched), for every k from 0 to n. Either output may be null
-//! (keys only, or indices only), not both; the keys are not changed. Index is std::uint32_t or
-//! std::uint64_t. Asynchronous on opt.stream like `sort`, with no device-wide synchronisation.
+//! (keys only, or indices only), not both unless batch * k is 0; the keys are not changed. Index
+//! is std::uint32_t or std::uint64_t. Asynchronous on opt.stream like `sort`, with no device-wide
+//! synchronisation.
 //!
-//! How: today the first k of a stable batched argsort (argsort_batched's record words), taken in
-//! one pass; up to 2^28 keys at a time (whole arrays), so its scratch stays bounded. Memory:
-//! topk_workspace_bytes<Key, Index>(batch, n, k, opt) bytes (8 bytes a key of the arrays sorted at
-//! once plus their word sort's), from opt.workspace or else the library's pool, as for `sort`.
+//! How: 4-byte keys with k <= 2048 are selected: each key becomes a record word (its order word
+//! above its index), each thread block reads a part of an array once and keeps the K best words
+//! (K = k rounded up to a power of two) in shared memory, sorting with the network only the keys
+//! that beat the K-th best so far; the parts' candidates are selected again the same way until
+//! one part an array is left. Other keys, and larger k, take the first k of a stable batched
+//! argsort (argsort_batched's record words), up to 2^28 keys (whole arrays) at a time. Memory:
+//! topk_workspace_bytes<Key, Index>(batch, n, k, opt) bytes (the selection's candidates, none when
+//! one part an array suffices; the argsort's 8 bytes a key sorted at once plus its word sort's),
+//! from opt.workspace or else the library's pool, as for `sort`.
 //! Preconditions: the three arrays in device or managed memory of the current device, the outputs
 //! apart from each other and from the keys; k <= n <= 2^32; opt.algo automatic or optimized.
-//! Complexity: per array O(m log^2 m) comparisons for m = n rounded up to a power of two (the
-//! batched sort of 8-byte words), plus one pass over the k outputs.
+//! Complexity: selected: one read of the keys, plus O(K log^2 K) comparisons per K survivors of the
+//! threshold (about K ln(n / K) an array on random keys; every key on adversarial orders);
+//! otherwise per array O(m log^2 m) comparisons for m = n rounded up to a power of two.
 //! Throws bitonic::error (outputs untouched) as argsort_batched does, when k > n, n > 2^32 or
-//! batch * n overflows, or when both outputs are null.
+//! batch * n overflows, or when both outputs are null with outputs to write.
 template <class Key, class Index>
 void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Key* d_out_keys,
           Index* d_out_indices, const options& opt = {});
@@ -433,13 +440,13 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
   extern template std::size_t batched_pairs_workspace_bytes<Key, Value>(std::size_t, std::size_t, \
                                                                         const options&);          \
   extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);
-#define BITONIC_DECLARE_INDEX(Key, Index)                                                        \
-  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);     \
-  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);  \
-  extern template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t, \
-                                                   const options&);                              \
-  extern template std::size_t batched_argsort_workspace_bytes<Key, Index>(                       \
-      std::size_t, std::size_t, const options&);                                                 \
+#define BITONIC_DECLARE_INDEX(Key, Index)                                                         \
+  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);      \
+  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);   \
+  extern template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t,  \
+                                                   const options&);                               \
+  extern template std::size_t batched_argsort_workspace_bytes<Key, Index>(                        \
+      std::size_t, std::size_t, const options&);                                                  \
   extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&); \
   extern template void topk<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*,  \
                                         Index*, const options&);                                  \

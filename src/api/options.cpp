@@ -90,8 +90,8 @@ std::size_t topk_keys(std::size_t batch, std::size_t n, std::size_t k, const opt
   validate(opt, caller);
   require_batched_algorithm(opt, caller);
   if (k > n) {
-    throw error(std::string(caller) + ": k = " + std::to_string(k) + " is more than the n = " +
-                std::to_string(n) + " keys of an array");
+    throw error(std::string(caller) + ": k = " + std::to_string(k) +
+                " is more than the n = " + std::to_string(n) + " keys of an array");
   }
   const std::size_t keys = batch_keys(batch, n, caller);
   if (!any_output && batch * k != 0) {  // batch * k <= keys: no overflow

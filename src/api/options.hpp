@@ -25,7 +25,8 @@ void require_apart(const void* a, std::size_t a_bytes, const void* b, std::size_
 std::size_t batch_keys(std::size_t num_arrays, std::size_t array_size, const char* caller);
 
 //! The checks of a top-k call before its arrays: options, an algorithm with a batched form,
-//! k <= n, at least one output (any_output), batch * n within size_t. Returns batch * n.
+//! k <= n, batch * n within size_t, an output (any_output) where batch * k > 0 keys are to be
+//! written. Returns batch * n.
 std::size_t topk_keys(std::size_t batch, std::size_t n, std::size_t k, const options& opt,
                       bool any_output, const char* caller);
 

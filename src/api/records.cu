@@ -196,9 +196,9 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
   const record_layout l = records_layout<Key>(n, value_bytes, opt, array_size);
   runtime::stream_buffer<std::byte> owned;
   record_buffers b(workspace_or_pool(opt, l.bytes,
-                                  {{d_keys, n * sizeof(Key), "the keys"},
-                                   {d_values, n * value_bytes, "the values"}},
-                                  owned, caller, sizing),
+                                     {{d_keys, n * sizeof(Key), "the keys"},
+                                      {d_values, n * value_bytes, "the values"}},
+                                     owned, caller, sizing),
                    l, opt);
   if (!p.keys_from_words) copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
   if (!p.values_in_words) copy_on_device(b.values_copy, d_values, n * value_bytes, opt.stream);
@@ -233,10 +233,10 @@ void argsort_records(const Key* d_keys, Index* d_indices, std::size_t n, const o
     records::launch_positions<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
   }
   runtime::stream_buffer<std::byte> owned;
-  std::byte* scratch = workspace_or_pool(opt, argsort_words_bytes<Key>(n, array_size, opt),
-                                         {{d_keys, n * sizeof(Key), "the keys"},
-                                          {d_indices, n * sizeof(Index), "the indices"}},
-                                         owned, caller, sizing);
+  std::byte* scratch = workspace_or_pool(
+      opt, argsort_words_bytes<Key>(n, array_size, opt),
+      {{d_keys, n * sizeof(Key), "the keys"}, {d_indices, n * sizeof(Index), "the indices"}}, owned,
+      caller, sizing);
   const sorted_words sorted = argsort_words(d_keys, n, array_size, opt, scratch);
   records::launch_positions(sorted.words, sorted.through, d_indices, n, opt.stream, array_size);
 }
@@ -299,7 +299,7 @@ sorted_words argsort_words(const Key* d_keys, std::size_t n, std::size_t array_s
 }
 
 #define BITONIC_INSTANTIATE_ARGSORT_WORDS(Key)                                                   \
-  template std::size_t argsort_words_bytes<Key>(std::size_t, std::size_t, const options&);     \
+  template std::size_t argsort_words_bytes<Key>(std::size_t, std::size_t, const options&);       \
   template sorted_words argsort_words<Key>(const Key*, std::size_t, std::size_t, const options&, \
                                            std::byte*);
 BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_ARGSORT_WORDS)

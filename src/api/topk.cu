@@ -7,7 +7,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <vector>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -19,6 +18,7 @@
 #include "bitonic/cuda_helpers.hpp"
 #include "kernels/topk_select.cuh"
 #include "kernels/topk_take.cuh"
+#include "plan/topk_plan.hpp"
 #include "runtime/device.hpp"
 #include "runtime/stream_buffer.hpp"
 
@@ -62,37 +62,16 @@ constexpr bool selects(std::size_t k) {
   return sizeof(Key) == 4 && k <= (std::size_t{1} << select::tuning::max_k_log2);
 }
 
-//! The select path's passes: how many parts each array is cut into, pass by pass (the last 1).
-//! Parts of at least 16 K and 8192 inputs; as many as fill the GPU about eight blocks an SM.
-struct select_plan {
-  unsigned k_log2;
-  std::vector<std::size_t> parts;
+//! The select path's plan on the current device.
+plan::select_plan current_select_plan(std::size_t batch, std::size_t n, std::size_t k) {
+  return plan::make_select_plan(batch, n, k, runtime::multiprocessor_count());
+}
 
-  select_plan(std::size_t batch, std::size_t n, std::size_t k)
-      : k_log2(network::ceil_log2(k)) {
-    const std::size_t kept = std::size_t{1} << k_log2;
-    const std::size_t min_part = std::max<std::size_t>(16 * kept, 8192);
-    const std::size_t target = std::size_t{runtime::multiprocessor_count()} * 8;
-    const auto parts_of = [&](std::size_t m) {
-      const std::size_t wanted = std::max<std::size_t>(1, target / batch);
-      return std::min(wanted, (m + min_part - 1) / min_part);
-    };
-    for (std::size_t m = n;; m = parts.back() * kept) {  // each pass: parts * K candidates an array
-      parts.push_back(parts_of(m));
-      if (parts.back() == 1) break;
-    }
-  }
-
-  //! Candidate words of pass i (none for the last).
-  std::size_t candidates(std::size_t batch, std::size_t i) const {
-    return i + 1 < parts.size() ? batch * parts[i] << k_log2 : 0;
-  }
-  //! Scratch bytes: two candidate buffers, written by alternate passes.
-  std::size_t bytes(std::size_t batch) const {
-    const std::size_t words = candidates(batch, 0) + (parts.size() > 2 ? candidates(batch, 1) : 0);
-    return words == 0 ? 0 : align_up(words * sizeof(std::uint64_t)) + workspace_alignment;
-  }
-};
+//! Scratch bytes of a select plan: its candidate buffers, aligned.
+std::size_t select_scratch_bytes(const plan::select_plan& plan, std::size_t batch) {
+  const std::size_t words = plan.scratch_words(batch);
+  return words == 0 ? 0 : align_up(words * sizeof(std::uint64_t)) + workspace_alignment;
+}
 
 //! topk of 4-byte keys by the select path. Arguments checked; batch, k >= 1, n >= 2.
 template <class Key, class Index>
@@ -103,26 +82,26 @@ void select_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_
     const kernels::load_only_scope loading;
     select::launch({}, opt.stream);
   }
-  const select_plan plan(batch, n, k);
+  const plan::select_plan passes = current_select_plan(batch, n, k);
   runtime::stream_buffer<std::byte> owned;
-  const std::size_t bytes = plan.bytes(batch);
+  const std::size_t bytes = select_scratch_bytes(passes, batch);
   std::byte* scratch = bytes == 0 ? nullptr
                                   : workspace_or_pool(opt, bytes, apart, owned, caller,
                                                       "bitonic::topk_workspace_bytes");
   std::uint64_t* buffers[2] = {
       reinterpret_cast<std::uint64_t*>(scratch),
-      reinterpret_cast<std::uint64_t*>(scratch) + plan.candidates(batch, 0)};
+      reinterpret_cast<std::uint64_t*>(scratch) + passes.candidates(batch, 0)};
   select::select_pass p{};
   p.keys = reinterpret_cast<const std::uint32_t*>(d_keys);
   p.arrays = batch;
   p.n = n;
   p.m = n;
   p.k = k;
-  p.k_log2 = plan.k_log2;
+  p.k_log2 = passes.k_log2;
   p.kind = select::key_kind_of<Key>();
   p.descending = opt.direction == order::descending;
-  for (std::size_t i = 0; i < plan.parts.size(); ++i) {
-    p.parts = plan.parts[i];
+  for (std::size_t i = 0; i < passes.parts.size(); ++i) {
+    p.parts = passes.parts[i];
     if (p.parts > 1) {
       p.candidates = buffers[i % 2];
     } else {
@@ -135,7 +114,7 @@ void select_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_
     }
     select::launch(p, opt.stream);
     p.words = p.candidates;
-    p.m = plan.parts[i] << plan.k_log2;
+    p.m = passes.parts[i] << passes.k_log2;
   }
 }
 
@@ -163,9 +142,8 @@ void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Ke
                                   "d_out_indices");
     api::require_apart(d_keys, keys * sizeof(Key), d_out_indices, outputs * sizeof(Index), caller,
                        "d_keys and d_out_indices");
-    api::require_apart(d_out_keys, d_out_keys != nullptr ? outputs * sizeof(Key) : 0,
-                       d_out_indices, outputs * sizeof(Index), caller,
-                       "d_out_keys and d_out_indices");
+    api::require_apart(d_out_keys, d_out_keys != nullptr ? outputs * sizeof(Key) : 0, d_out_indices,
+                       outputs * sizeof(Index), caller, "d_out_keys and d_out_indices");
   }
   if (outputs == 0) return;
   if (n == 1) {  // k == 1: each array's only key, at index 0
@@ -192,13 +170,14 @@ void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Ke
   using bits = std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>;
   {
     const kernels::load_only_scope loading;
-    kernels::topk::launch_take_first<bits, Index>(nullptr, nullptr, nullptr, nullptr, nullptr, 0,
-                                                  0, 0, opt.stream);
+    kernels::topk::launch_take_first<bits, Index>(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0,
+                                                  0, opt.stream);
   }
   const std::size_t arrays = api::group_arrays(batch, n);
   runtime::stream_buffer<std::byte> owned;
-  std::byte* scratch = api::workspace_or_pool(opt, api::argsort_words_bytes<Key>(arrays * n, n, opt),
-                                              apart, owned, caller, "bitonic::topk_workspace_bytes");
+  std::byte* scratch =
+      api::workspace_or_pool(opt, api::argsort_words_bytes<Key>(arrays * n, n, opt), apart, owned,
+                             caller, "bitonic::topk_workspace_bytes");
   for (std::size_t first = 0; first < batch; first += arrays) {
     const std::size_t count = std::min(arrays, batch - first);
     const Key* group = d_keys + first * n;
@@ -217,15 +196,17 @@ std::size_t topk_workspace_bytes(std::size_t batch, std::size_t n, std::size_t k
   api::checked_topk_keys(batch, n, k, opt, true, caller);
   if (!api::topk_sorts(batch, n, k)) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
-  if (api::selects<Key>(k)) return api::select_plan(batch, n, k).bytes(batch);
+  if (api::selects<Key>(k)) {
+    return api::select_scratch_bytes(api::current_select_plan(batch, n, k), batch);
+  }
   return api::argsort_words_bytes<Key>(api::group_arrays(batch, n) * n, n, opt);
 }
 
 #define BITONIC_INSTANTIATE_NO_PAIR(Key, Value)
-#define BITONIC_INSTANTIATE_TOPK(Key, Index)                                                     \
+#define BITONIC_INSTANTIATE_TOPK(Key, Index)                                                      \
   template void topk<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*, Index*, \
-                                 const options&);                                                \
-  template std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t, std::size_t,   \
+                                 const options&);                                                 \
+  template std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t, std::size_t,    \
                                                         const options&);
 #define BITONIC_INSTANTIATE_KEY_TOPK(Key) \
   BITONIC_FOR_EACH_RECORD(BITONIC_INSTANTIATE_NO_PAIR, BITONIC_INSTANTIATE_TOPK, Key)

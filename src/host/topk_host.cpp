@@ -90,8 +90,8 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
   static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
                 "indices of 4 or 8 bytes, unsigned");
   constexpr const char* caller = "bitonic::topk_host";
-  const std::size_t keys = api::topk_keys(
-      batch, n, k, opt, h_out_keys != nullptr || h_out_indices != nullptr, caller);
+  const std::size_t keys =
+      api::topk_keys(batch, n, k, opt, h_out_keys != nullptr || h_out_indices != nullptr, caller);
   const std::size_t outputs = batch * k;
   api::require_host_keys(h_keys, keys, caller);
   if (h_out_keys != nullptr) {
@@ -99,11 +99,10 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
                        "h_keys and h_out_keys");
   }
   if (h_out_indices != nullptr) {
-    api::require_apart(h_keys, keys * sizeof(Key), h_out_indices, outputs * sizeof(Index),
-                       caller, "h_keys and h_out_indices");
-    api::require_apart(h_out_keys, h_out_keys != nullptr ? outputs * sizeof(Key) : 0,
-                       h_out_indices, outputs * sizeof(Index), caller,
-                       "h_out_keys and h_out_indices");
+    api::require_apart(h_keys, keys * sizeof(Key), h_out_indices, outputs * sizeof(Index), caller,
+                       "h_keys and h_out_indices");
+    api::require_apart(h_out_keys, h_out_keys != nullptr ? outputs * sizeof(Key) : 0, h_out_indices,
+                       outputs * sizeof(Index), caller, "h_out_keys and h_out_indices");
   }
   if (outputs == 0) return;
   if (std::is_same_v<Index, std::uint32_t> && n > (std::size_t{1} << 32)) {
@@ -118,7 +117,7 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
 }
 
 #define BITONIC_INSTANTIATE_NO_PAIR(Key, Value)
-#define BITONIC_INSTANTIATE_TOPK(Key, Index)                                                \
+#define BITONIC_INSTANTIATE_TOPK(Key, Index)                                                   \
   template void topk_host<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*, \
                                       Index*, const options&);
 #define BITONIC_INSTANTIATE_KEY_TOPK(Key) \

@@ -22,6 +22,7 @@
 
 #include "bitonic/bitonic.hpp"
 #include "kernels/launch.cuh"
+#include "kernels/tuning.hpp"
 #include "network/key_order.hpp"
 #include "network/network.hpp"
 
@@ -29,25 +30,8 @@ namespace bitonic::kernels::topk_select {
 
 using network::index_t;
 
-//! Launch shape: a tile of block_threads * items_per_thread keys is filtered between two looks at
-//! the buffer; the buffer holds two tiles, or 2K words when K is larger.
-struct tuning {
-  static constexpr unsigned block_threads = 256;
-  static constexpr unsigned items_per_thread = 4;
-  static constexpr unsigned tile = block_threads * items_per_thread;
-  static constexpr unsigned max_k_log2 = 11;  //!< k <= 2048
-  static_assert(block_threads % 32 == 0, "whole warps: survivors are counted by warp ballots");
-
-  //! Buffer words for K = 2^k_log2 kept words: at least K + tile, so that a flush never waits.
-  __host__ __device__ static constexpr unsigned buffer_words(unsigned k_log2) {
-    const unsigned kept = 1u << k_log2;
-    return 2 * (kept > tile ? kept : tile);
-  }
-  __host__ __device__ static constexpr std::size_t smem_bytes(unsigned k_log2) {
-    return std::size_t((1u << k_log2) + buffer_words(k_log2)) * sizeof(std::uint64_t);
-  }
-  static constexpr std::size_t max_smem_bytes() { return smem_bytes(max_k_log2); }
-};
+//! The launch shape (kernels/tuning.hpp, which the plan reads too).
+using tuning = ::bitonic::tuning::topk_select;
 
 //! How 4-byte key bits become class words (key_order.hpp's class_word of the key type).
 enum class key_kind : std::uint8_t { unsigned_integer, signed_integer, floating };
@@ -64,11 +48,11 @@ constexpr key_kind key_kind_of() {
 //! parts; each part leaves its K best words in `candidates`, or, when parts == 1, the first k of
 //! them as keys and indices.
 struct select_pass {
-  const std::uint32_t* keys;         //!< all arrays' key bits (n a row): read, or gathered from
-  const std::uint64_t* words;        //!< the candidates of the pass before; null: read `keys`
-  std::uint64_t* candidates;         //!< parts > 1: arrays * parts * K words
-  std::uint32_t* out_keys;           //!< parts == 1, may be null: arrays * k key bits
-  std::uint32_t* out_indices32;      //!< parts == 1: at most one of the two index outputs
+  const std::uint32_t* keys;     //!< all arrays' key bits (n a row): read, or gathered from
+  const std::uint64_t* words;    //!< the candidates of the pass before; null: read `keys`
+  std::uint64_t* candidates;     //!< parts > 1: arrays * parts * K words
+  std::uint32_t* out_keys;       //!< parts == 1, may be null: arrays * k key bits
+  std::uint32_t* out_indices32;  //!< parts == 1: at most one of the two index outputs
   std::uint64_t* out_indices64;
   index_t arrays, n, m, parts, k;
   unsigned k_log2;
@@ -160,9 +144,8 @@ __global__ void __launch_bounds__(tuning::block_threads) select_kernel(select_pa
         const index_t i = tile + item * tuning::block_threads + threadIdx.x;
         std::uint64_t word = ~std::uint64_t{0};
         if (i < end) {
-          word = p.words != nullptr
-                     ? p.words[array * p.m + i]
-                     : record_word(p.keys[array * p.n + i], i, p.kind, p.descending);
+          word = p.words != nullptr ? p.words[array * p.m + i]
+                                    : record_word(p.keys[array * p.n + i], i, p.kind, p.descending);
         }
         const bool survives = word < limit;
         const unsigned ballot = __ballot_sync(0xffffffffu, survives);

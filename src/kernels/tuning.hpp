@@ -133,6 +133,34 @@ struct cluster_sort {
   static constexpr unsigned stages_max = cluster_log2_max == 0 ? 0 : block_log2 + cluster_log2_max;
 };
 
+//! Top-k select (topk_select.cuh) for 4-byte keys and k <= 2^max_k_log2: blocks of block_threads
+//! filter a tile of tile keys between two looks at their buffer of survivors, which holds two
+//! tiles, or 2K words when the K kept words are more than a tile. The plan (topk_plan.hpp) cuts
+//! each array into parts of about max(part_keys_per_kept * K, min_part_keys) keys, at most as many
+//! as give the device blocks_per_sm blocks an SM (docs/PERFORMANCE.md log 44).
+struct topk_select {
+  static constexpr unsigned block_threads = 256;
+  static constexpr unsigned items_per_thread = 4;
+  static constexpr unsigned tile = block_threads * items_per_thread;
+  static constexpr unsigned max_k_log2 = 11;  //!< k <= 2048
+  static constexpr std::size_t part_keys_per_kept = 16;
+  static constexpr std::size_t min_part_keys = 8192;
+  static constexpr unsigned blocks_per_sm = 8;
+  static_assert(block_threads % 32 == 0, "whole warps: survivors are counted by warp ballots");
+  static_assert(min_part_keys >= tile, "a part is at least a tile");
+
+  //! Buffer words for K = 2^k_log2 kept words: at least K + tile, so that a flush never waits.
+  BITONIC_HOST_DEVICE static constexpr unsigned buffer_words(unsigned k_log2) {
+    const unsigned kept = 1u << k_log2;
+    return 2 * (kept > tile ? kept : tile);
+  }
+  //! Dynamic shared memory of a block: the kept words and the buffer, 8 bytes each.
+  BITONIC_HOST_DEVICE static constexpr std::size_t smem_bytes(unsigned k_log2) {
+    return std::size_t((1u << k_log2) + buffer_words(k_log2)) * 8;
+  }
+  static constexpr std::size_t max_smem_bytes() { return smem_bytes(max_k_log2); }
+};
+
 //! The optimized plan for few tiles (first pass split, stages ending on warps) while every tile
 //! has at least this many SMs (docs/PERFORMANCE.md log 21).
 constexpr unsigned few_tiles_sms_per_tile = 2;

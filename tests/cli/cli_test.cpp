@@ -268,8 +268,7 @@ TEST_F(Cli, ArgsortAndSortWithValues) {
 // and std::partial_sort, outputs in the input's shape; topk's refusals.
 TEST_F(Cli, SortsRowsAndSelectsTopK) {
   const std::size_t rows = 7, row_length = 1000;
-  const std::vector<float> input =
-      tools::generate<float>(rows * row_length, distribution::nan, 23);
+  const std::vector<float> input = tools::generate<float>(rows * row_length, distribution::nan, 23);
   {
     tools::output_file out(path("m.npy"));
     tools::write_keys<float>(out, tools::file_format::npy, input, row_length);
@@ -277,8 +276,13 @@ TEST_F(Cli, SortsRowsAndSelectsTopK) {
   }
   for (const order direction : all_orders) {
     SCOPED_TRACE(std::string(to_string(direction)));
-    std::vector<std::string> sort_args = {"sort", "--in", path("m.npy"), "--out", path("s.npy"),
-                                          "--rows", std::to_string(row_length)};
+    std::vector<std::string> sort_args = {"sort",
+                                          "--in",
+                                          path("m.npy"),
+                                          "--out",
+                                          path("s.npy"),
+                                          "--rows",
+                                          std::to_string(row_length)};
     if (direction == order::descending) sort_args.push_back("--desc");
     expect_success(sort_args);
     const tools::array_file sorted = tools::inspect_array_file(path("s.npy"), "");
@@ -288,16 +292,16 @@ TEST_F(Cli, SortsRowsAndSelectsTopK) {
     for (std::size_t r = 0; r < rows; ++r) {
       const std::vector<float> row(input.begin() + std::ptrdiff_t(r * row_length),
                                    input.begin() + std::ptrdiff_t((r + 1) * row_length));
-      EXPECT_TRUE(matches_reference(
-          std::vector<float>(got.begin() + std::ptrdiff_t(r * row_length),
-                             got.begin() + std::ptrdiff_t((r + 1) * row_length)),
-          tools::reference_sort(row, direction)))
+      EXPECT_TRUE(
+          matches_reference(std::vector<float>(got.begin() + std::ptrdiff_t(r * row_length),
+                                               got.begin() + std::ptrdiff_t((r + 1) * row_length)),
+                            tools::reference_sort(row, direction)))
           << "row " << r;
     }
     for (const std::size_t k : {std::size_t{1}, std::size_t{33}, row_length}) {
-      std::vector<std::string> topk_args = {"topk",          "--in", path("m.npy"), "--k",
-                                            std::to_string(k), "--out", path("t.npy"),
-                                            "--indices",     path("i.npy")};
+      std::vector<std::string> topk_args = {
+          "topk",  "--in",        path("m.npy"), "--k",        std::to_string(k),
+          "--out", path("t.npy"), "--indices",   path("i.npy")};
       if (direction == order::ascending) topk_args.push_back("--smallest");
       expect_success(topk_args);
       const std::vector<float> keys = read_all<float>(path("t.npy"));
@@ -312,8 +316,8 @@ TEST_F(Cli, SortsRowsAndSelectsTopK) {
     tools::write_keys<float>(out, tools::file_format::npy, input);
     out.commit();
   }
-  expect_success({"topk", "--in", path("v.npy"), "--k", "5", "--indices", path("i.bin"), "--index",
-                  "u32"});
+  expect_success(
+      {"topk", "--in", path("v.npy"), "--k", "5", "--indices", path("i.bin"), "--index", "u32"});
   EXPECT_TRUE(matches_topk(std::vector<float>{}, read_all<std::uint32_t>(path("i.bin"), "u32"),
                            input, 1, input.size(), 5, order::descending));
   expect_success({"sort", "--in", path("v.npy"), "--out", path("vs.npy"), "--rows", "7"});

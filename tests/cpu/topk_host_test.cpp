@@ -35,10 +35,10 @@ TYPED_TEST(TopKHost, FirstKOfAStableSortOfEveryArray) {
     for (const order direction : test::all_orders) {
       std::vector<std::vector<std::uint64_t>> stable(batch);
       for (std::size_t r = 0; r < batch; ++r) {
-        stable[r] = test::stable_order(
-            std::vector<Key>(input.begin() + std::ptrdiff_t(r * n),
-                             input.begin() + std::ptrdiff_t((r + 1) * n)),
-            direction);
+        stable[r] =
+            test::stable_order(std::vector<Key>(input.begin() + std::ptrdiff_t(r * n),
+                                                input.begin() + std::ptrdiff_t((r + 1) * n)),
+                               direction);
       }
       for (const std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{33},
                                   std::size_t{1024}, std::size_t{2049}, n - 1, n}) {
@@ -69,8 +69,9 @@ TEST(TopKHostErrors, RefusalsLeaveOutputsUntouched) {
   const std::vector<float> keys(100, 1.0f);
   std::vector<float> out(100, 5.0f);
   std::vector<std::uint32_t> indices(100, 9);
-  EXPECT_TRUE(test::throws_error(
-      [&] { topk_host(keys.data(), 2, 50, 51, out.data(), indices.data()); }, {"k = 51", "n = 50"}));
+  EXPECT_TRUE(
+      test::throws_error([&] { topk_host(keys.data(), 2, 50, 51, out.data(), indices.data()); },
+                         {"k = 51", "n = 50"}));
   EXPECT_TRUE(test::throws_error(
       [&] {
         topk_host(keys.data(), 2, 50, 5, static_cast<float*>(nullptr),
@@ -81,7 +82,9 @@ TEST(TopKHostErrors, RefusalsLeaveOutputsUntouched) {
       [&] { topk_host(static_cast<const float*>(nullptr), 2, 50, 5, out.data(), indices.data()); },
       "h_keys is null"));
   EXPECT_TRUE(test::throws_error(
-      [&] { topk_host(keys.data(), 2, 50, 5, const_cast<float*>(keys.data()) + 10, indices.data()); },
+      [&] {
+        topk_host(keys.data(), 2, 50, 5, const_cast<float*>(keys.data()) + 10, indices.data());
+      },
       "h_keys and h_out_keys"));
   EXPECT_TRUE(test::throws_error(
       [&] {

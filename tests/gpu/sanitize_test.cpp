@@ -175,9 +175,8 @@ TEST(Sanitize, Batched) {
 // the take kernel.
 template <class Key>
 void expect_small_topks() {
-  for (const auto [batch, n, k] : {std::array<std::size_t, 3>{3, 3000, 100},
-                                   {2, 20000, 2049},
-                                   {1, 100000, 100}}) {
+  for (const auto [batch, n, k] :
+       {std::array<std::size_t, 3>{3, 3000, 100}, {2, 20000, 2049}, {1, 100000, 100}}) {
     const std::uint64_t seed = test::case_seed(n, tools::distribution::uniform);
     const std::vector<Key> input =
         tools::generate<Key>(batch * n, tools::distribution::uniform, seed);

@@ -78,7 +78,8 @@ template <class Key, class Index>
   got_keys.resize(outputs);
   got_indices.resize(outputs);
   if (which == 2) {
-    if (outputs != 0 && std::memcmp(got_keys.data(), key_guard.data(), outputs * sizeof(Key)) != 0) {
+    if (outputs != 0 &&
+        std::memcmp(got_keys.data(), key_guard.data(), outputs * sizeof(Key)) != 0) {
       return ::testing::AssertionFailure() << "keys written though d_out_keys was null";
     }
     got_keys.clear();
@@ -114,8 +115,7 @@ TYPED_TEST(TopKGpu, EveryKMatchesPartialSort) {
     const std::vector<Key> input = tools::generate<Key>(batch * n, d, seed);
     for (const std::size_t k : ks_for(n)) {
       for (const order direction : test::all_orders) {
-        EXPECT_TRUE((topk_matches<Key, std::uint32_t>(input, batch, n, k, direction,
-                                                      stream.get())))
+        EXPECT_TRUE((topk_matches<Key, std::uint32_t>(input, batch, n, k, direction, stream.get())))
             << describe(tools::type_name<Key>(), batch, n, k, d, seed, direction);
       }
     }
@@ -133,14 +133,13 @@ TYPED_TEST(TopKGpu, DistributionsIndexTypesAndSingleOutputs) {
     for (const order direction : test::all_orders) {
       for (const std::size_t k : {std::size_t{1}, std::size_t{100}, std::size_t{2049}}) {
         const std::string what = describe(tools::type_name<Key>(), batch, n, k, d, seed, direction);
-        EXPECT_TRUE((topk_matches<Key, std::uint64_t>(input, batch, n, k, direction,
-                                                      stream.get())))
+        EXPECT_TRUE((topk_matches<Key, std::uint64_t>(input, batch, n, k, direction, stream.get())))
             << what;
-        EXPECT_TRUE((topk_matches<Key, std::uint32_t>(input, batch, n, k, direction,
-                                                      stream.get(), 1)))
+        EXPECT_TRUE(
+            (topk_matches<Key, std::uint32_t>(input, batch, n, k, direction, stream.get(), 1)))
             << what << " keys only";
-        EXPECT_TRUE((topk_matches<Key, std::uint64_t>(input, batch, n, k, direction,
-                                                      stream.get(), 2)))
+        EXPECT_TRUE(
+            (topk_matches<Key, std::uint64_t>(input, batch, n, k, direction, stream.get(), 2)))
             << what << " indices only";
       }
     }
@@ -158,15 +157,16 @@ TEST(TopKGpu, SignedZerosAndNaNs) {
     input.push_back(pattern[(i * 7 + i / 8) % 8]);
   }
   for (const order direction : test::all_orders) {
-    for (const std::size_t k : {std::size_t{1}, std::size_t{5}, std::size_t{600}, std::size_t{1000}}) {
+    for (const std::size_t k :
+         {std::size_t{1}, std::size_t{5}, std::size_t{600}, std::size_t{1000}}) {
       EXPECT_TRUE((topk_matches<float, std::uint32_t>(input, 3, 1000, k, direction, stream.get())))
           << "k=" << k << " order=" << test::to_string(direction);
     }
   }
   std::vector<double> doubles(input.begin(), input.end());
   for (const order direction : test::all_orders) {
-    EXPECT_TRUE((topk_matches<double, std::uint64_t>(doubles, 2, 1500, 700, direction,
-                                                     stream.get())))
+    EXPECT_TRUE(
+        (topk_matches<double, std::uint64_t>(doubles, 2, 1500, 700, direction, stream.get())))
         << "double order=" << test::to_string(direction);
   }
 }
@@ -198,8 +198,9 @@ void expect_exact_workspace(std::size_t batch, std::size_t n, std::size_t k) {
   EXPECT_EQ(out_indices.download(stream.get()), std::vector<std::uint32_t>(batch * k, 99));
   opt.workspace_bytes = bytes;
   topk(keys.get(), batch, n, k, out_keys.get(), out_indices.get(), opt);
-  EXPECT_TRUE(test::matches_topk(out_keys.download(stream.get()), out_indices.download(stream.get()),
-                                 input, batch, n, k, order::ascending));
+  EXPECT_TRUE(test::matches_topk(out_keys.download(stream.get()),
+                                 out_indices.download(stream.get()), input, batch, n, k,
+                                 order::ascending));
 }
 
 TEST(TopKGpu, Workspace) {
@@ -218,25 +219,23 @@ TEST(TopKGpu, Refusals) {
   device_array<std::uint32_t> out_indices(100);
   std::vector<std::int32_t> host(100);
   const auto call = [&](const std::int32_t* in, std::size_t batch, std::size_t n, std::size_t k,
-                        std::int32_t* ok, std::uint32_t* oi, options opt = {}) {
-    return [=] { topk(in, batch, n, k, ok, oi, opt); };
-  };
+                        std::int32_t* ok, std::uint32_t* oi,
+                        options opt = {}) { return [=] { topk(in, batch, n, k, ok, oi, opt); }; };
   EXPECT_TRUE(test::throws_error(call(keys.get(), 1, 10, 11, out_keys.get(), out_indices.get()),
                                  {"k = 11", "n = 10"}));
   EXPECT_TRUE(test::throws_error(call(keys.get(), 1, 10, 5, nullptr, nullptr), "both outputs"));
   EXPECT_TRUE(test::throws_error(call(host.data(), 1, 10, 5, out_keys.get(), nullptr), "d_keys"));
   EXPECT_TRUE(test::throws_error(call(keys.get(), 2, 50, 20, keys.get() + 60, nullptr),
                                  "d_keys and d_out_keys"));
+  EXPECT_TRUE(test::throws_error(call(keys.get(), 2, 10, 5, out_keys.get(),
+                                      reinterpret_cast<std::uint32_t*>(out_keys.get() + 5)),
+                                 "d_out_keys and d_out_indices"));
   EXPECT_TRUE(test::throws_error(
-      call(keys.get(), 2, 10, 5, out_keys.get(),
-           reinterpret_cast<std::uint32_t*>(out_keys.get() + 5)),
-      "d_out_keys and d_out_indices"));
-  EXPECT_TRUE(test::throws_error(call(keys.get(), 1, 100, 5, out_keys.get(), nullptr,
-                                      {.algo = algorithm::block_merge}),
-                                 "only the optimized kernels"));
-  EXPECT_TRUE(test::throws_error(call(keys.get(), std::numeric_limits<std::size_t>::max(), 3, 1,
-                                      out_keys.get(), nullptr),
-                                 "overflow"));
+      call(keys.get(), 1, 100, 5, out_keys.get(), nullptr, {.algo = algorithm::block_merge}),
+      "only the optimized kernels"));
+  EXPECT_TRUE(test::throws_error(
+      call(keys.get(), std::numeric_limits<std::size_t>::max(), 3, 1, out_keys.get(), nullptr),
+      "overflow"));
   EXPECT_TRUE(test::throws_error(
       call(keys.get(), 1, (std::size_t{1} << 32) + 1, 1, out_keys.get(), nullptr), "2^32"));
 }

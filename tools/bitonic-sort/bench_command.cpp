@@ -109,8 +109,9 @@ int bench_command(std::span<const std::string_view> args) {
   if (topk_mode) {  // the top-k mode: its own rows and table
     if (!algos.empty() || host || cfg.values != bench::value_mode::none ||
         !batched.array_sizes.empty()) {
-      throw usage_error("--topk has rows of its own: it takes no --algo, --host, --values or "
-                        "--batched");
+      throw usage_error(
+          "--topk has rows of its own: it takes no --algo, --host, --values or "
+          "--batched");
     }
     if (!types.empty()) topk.key_types = types;
     topk.runs = cfg.runs;

@@ -165,8 +165,7 @@ struct sort_request {
 //! sort --rows: each row of `row_length` keys sorted on its own, in groups of rows through the
 //! device (bitonic::sort_batched) with a GPU, else each row by bitonic::sort_on_cpu.
 template <class Key>
-void sort_rows(Key* keys, std::size_t count, std::size_t row_length, const options& opt,
-               bool gpu) {
+void sort_rows(Key* keys, std::size_t count, std::size_t row_length, const options& opt, bool gpu) {
   if (row_length < 2) return;
   const std::size_t rows = count / row_length;
   if (!gpu) {
@@ -175,7 +174,8 @@ void sort_rows(Key* keys, std::size_t count, std::size_t row_length, const optio
     return;
   }
   // Groups of about 2^26 keys (whole rows): device memory stays small beside the host arrays.
-  const std::size_t group = std::min(rows, std::max<std::size_t>(1, (std::size_t{1} << 26) / row_length));
+  const std::size_t group =
+      std::min(rows, std::max<std::size_t>(1, (std::size_t{1} << 26) / row_length));
   device_buffer<Key> d_keys(group * row_length);
   device_buffer<std::byte> workspace(batched_workspace_bytes<Key>(group, row_length, opt));
   options on_device = opt;
@@ -311,11 +311,12 @@ int sort_command(std::span<const std::string_view> args) {
     out.commit();
     const std::string rows =
         req.row_length ? " in rows of " + std::to_string(*req.row_length) : std::string();
-    std::printf("%s -> %s: %zu %s keys sorted %s%s in %.3f s on the %s (read %.3f s, write %.3f "
-                "s)\n",
-                in.path.c_str(), out.path().c_str(), keys.count, tools::type_name<Key>().data(),
-                to_string(req.options.direction).data(), rows.c_str(), sort_s, gpu ? "GPU" : "CPU",
-                read_s, seconds_since(write_start));
+    std::printf(
+        "%s -> %s: %zu %s keys sorted %s%s in %.3f s on the %s (read %.3f s, write %.3f "
+        "s)\n",
+        in.path.c_str(), out.path().c_str(), keys.count, tools::type_name<Key>().data(),
+        to_string(req.options.direction).data(), rows.c_str(), sort_s, gpu ? "GPU" : "CPU", read_s,
+        seconds_since(write_start));
   });
   return 0;
 }

@@ -148,8 +148,7 @@ void write_key_bytes(output_file& out, file_format format, std::string_view key_
 template <class Key>
 void write_keys(output_file& out, file_format format, std::span<const Key> keys,
                 std::optional<std::uint64_t> row_length = std::nullopt) {
-  write_key_bytes(out, format, type_name<Key>(), keys.data(), keys.size(), sizeof(Key),
-                  row_length);
+  write_key_bytes(out, format, type_name<Key>(), keys.data(), keys.size(), sizeof(Key), row_length);
 }
 
 }  // namespace bitonic::tools

@@ -334,9 +334,9 @@ std::string make_header(std::string_view key_type, std::uint64_t count,
     const std::uint64_t rows = *row_length == 0 ? 0 : count / *row_length;
     shape = std::to_string(rows) + ", " + std::to_string(*row_length);
   }
-  return frame_header("{'descr': '" + descr_of(key_type) + "', 'fortran_order': False, 'shape': (" +
-                          shape + "), }",
-                      1);
+  return frame_header(
+      "{'descr': '" + descr_of(key_type) + "', 'fortran_order': False, 'shape': (" + shape + "), }",
+      1);
 }
 
 std::string descr_of(std::string_view key_type) {

@@ -1,6 +1,7 @@
-// The NumPy .npy format, as far as the CLI needs it: 1-D and 2-D (rows of keys), C-order, little-endian arrays of the
-// library's key types (dtypes <i4 <u4 <i8 <u8 <f4 <f8). Pure parsing and formatting of headers;
-// reading and writing files is array_file.hpp's job. Not part of the library.
+// The NumPy .npy format, as far as the CLI needs it: 1-D and 2-D (rows of keys), C-order,
+// little-endian arrays of the library's key types (dtypes <i4 <u4 <i8 <u8 <f4 <f8). Pure parsing
+// and formatting of headers; reading and writing files is array_file.hpp's job. Not part of the
+// library.
 //
 // A file is the magic "\x93NUMPY", a version (major, minor byte), the header's length (2 bytes
 // little-endian in version 1.0, 4 bytes in 2.0 and 3.0), then the header: a Python dict literal
@@ -31,8 +32,8 @@ inline constexpr std::uint64_t max_header_bytes = std::uint64_t{1} << 20;
 
 //! What a header says about the array that follows it.
 struct array_header {
-  std::string_view key_type;      //!< "i32", ..., as tools::type_name spells it
-  std::uint64_t count = 0;        //!< the keys in the file
+  std::string_view key_type;  //!< "i32", ..., as tools::type_name spells it
+  std::uint64_t count = 0;    //!< the keys in the file
   //! 2-D arrays (shape (rows, row_length)): the keys of a row; empty for 1-D arrays.
   std::optional<std::uint64_t> row_length;
   std::uint64_t data_offset = 0;  //!< where the first key begins: the length of the whole header
