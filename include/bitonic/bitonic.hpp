@@ -228,8 +228,10 @@ void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Ke
           Index* d_out_indices, const options& opt = {});
 
 //! Bytes of workspace that `topk<Key, Index>(..., batch, n, k, ...)` needs (see workspace_bytes);
-//! 0 when nothing is sorted (batch or k is 0, or n < 2). Throws bitonic::error as topk does for
-//! bad sizes, and without a CUDA device.
+//! depends on the device's SMs for the select path. 0 when nothing is sorted (batch or k is 0, or
+//! n < 2) and when the select path cuts each array into one part (no candidates to keep: short
+//! arrays, or many of them). Throws bitonic::error as topk does for bad sizes, and without a CUDA
+//! device.
 template <class Key, class Index>
 std::size_t topk_workspace_bytes(std::size_t batch, std::size_t n, std::size_t k,
                                  const options& opt = {});
