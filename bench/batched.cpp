@@ -23,12 +23,6 @@
 namespace bitonic::bench {
 namespace {
 
-template <class Key>
-constexpr bool is_precompiled_key_v =
-    std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::uint32_t> ||
-    std::is_same_v<Key, std::int64_t> || std::is_same_v<Key, std::uint64_t> ||
-    std::is_same_v<Key, float> || std::is_same_v<Key, double>;
-
 //! The library's batched sort as a peer: the call a user makes, default options.
 template <class Key>
 class bitonic_batched final : public segmented_sorter<Key> {
@@ -128,37 +122,32 @@ int run_batched(const batched_config& cfg) {
   for (std::string_view type : cfg.key_types) {
     const bool known = tools::with_key_type(type, [&](auto key) {
       using Key = decltype(key);
-      if constexpr (!is_precompiled_key_v<Key>) {
-        throw std::invalid_argument("bench --batched: sort_batched has no " + std::string(type) +
-                                    " keys");
-      } else {
-        std::printf("\n%-5s %10s %9s %16s %14s %20s %12s\n", "type", "array", "arrays",
-                    "bitonic_batched", "cub_segmented", "cub_segmented_radix", "vs cub_seg");
-        for (const std::size_t size : cfg.array_sizes) {
-          const std::vector<row_result> rows = measure_size<Key>(cfg, size);
-          const std::size_t arrays = std::max<std::size_t>(1, cfg.total_keys / size);
-          std::printf("%-5.*s %10zu %9zu", int(type.size()), type.data(), size, arrays);
-          const int widths[] = {16, 14, 20};
-          for (std::size_t i = 0; i < rows.size(); ++i) {
-            if (rows[i].ok) {
-              std::printf(" %*.4f", widths[i], rows[i].ms);
-            } else {
-              std::printf(" %*s", widths[i], "FAILED");
-              std::fprintf(stderr, "bench --batched %.*s %zu: %s: %s\n", int(type.size()),
-                           type.data(), size, rows[i].name.c_str(), rows[i].error.c_str());
-              status = 1;
-            }
+      std::printf("\n%-5s %10s %9s %16s %14s %20s %12s\n", "type", "array", "arrays",
+                  "bitonic_batched", "cub_segmented", "cub_segmented_radix", "vs cub_seg");
+      for (const std::size_t size : cfg.array_sizes) {
+        const std::vector<row_result> rows = measure_size<Key>(cfg, size);
+        const std::size_t arrays = std::max<std::size_t>(1, cfg.total_keys / size);
+        std::printf("%-5.*s %10zu %9zu", int(type.size()), type.data(), size, arrays);
+        const int widths[] = {16, 14, 20};
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          if (rows[i].ok) {
+            std::printf(" %*.4f", widths[i], rows[i].ms);
+          } else {
+            std::printf(" %*s", widths[i], "FAILED");
+            std::fprintf(stderr, "bench --batched %.*s %zu: %s: %s\n", int(type.size()),
+                         type.data(), size, rows[i].name.c_str(), rows[i].error.c_str());
+            status = 1;
           }
-          if (rows[0].ok && rows[1].ok) std::printf(" %11.2fx", rows[1].ms / rows[0].ms);
-          std::printf("\n");
-          std::fflush(stdout);
-          for (const row_result& r : rows) {
-            if (!csv.is_open()) break;
-            const double keys_per_s = r.ok ? double(arrays * size) / (r.ms * 1e-3) : 0;
-            csv << '"' << device << "\"," << date << ',' << type << ",batched," << size << ','
-                << arrays << ',' << arrays * size << ',' << r.name << ',' << (r.ok ? r.ms : 0)
-                << ',' << keys_per_s << ',' << (r.ok ? "true" : "false") << '\n';
-          }
+        }
+        if (rows[0].ok && rows[1].ok) std::printf(" %11.2fx", rows[1].ms / rows[0].ms);
+        std::printf("\n");
+        std::fflush(stdout);
+        for (const row_result& r : rows) {
+          if (!csv.is_open()) break;
+          const double keys_per_s = r.ok ? double(arrays * size) / (r.ms * 1e-3) : 0;
+          csv << '"' << device << "\"," << date << ',' << type << ",batched," << size << ','
+              << arrays << ',' << arrays * size << ',' << r.name << ',' << (r.ok ? r.ms : 0) << ','
+              << keys_per_s << ',' << (r.ok ? "true" : "false") << '\n';
         }
       }
     });

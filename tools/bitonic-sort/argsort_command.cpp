@@ -31,13 +31,7 @@ int argsort_command(std::span<const std::string_view> args) {
       {"--in", [&](std::string_view v) { in_path = v; }},
       {"--out", [&](std::string_view v) { out_path = v; }},
       {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
-      {"--index",
-       [&](std::string_view v) {
-         if (v != "u32" && v != "u64") {
-           throw usage_error("--index: '" + std::string(v) + "' is not u32 or u64");
-         }
-         index_type = v;
-       }},
+      {"--index", [&](std::string_view v) { index_type = parse_index_type(v); }},
       {"--desc", [&](std::string_view) { direction = order::descending; }, false},
   };
   parse_options(args, options);
@@ -75,11 +69,7 @@ int argsort_command(std::span<const std::string_view> args) {
           to_string(direction).data(), tools::type_name<Index>().data(), sort_s,
           gpu ? "GPU" : "CPU", read_s, seconds_since(write_start));
     };
-    if (index_type == "u32") {
-      run(std::uint32_t{});
-    } else {
-      run(std::uint64_t{});
-    }
+    with_index_type(index_type, run);
   });
   return 0;
 }

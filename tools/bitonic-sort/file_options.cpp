@@ -16,6 +16,13 @@ std::string_view parse_key_type(std::string_view name) {
   return name;
 }
 
+std::string_view parse_index_type(std::string_view name) {
+  if (name != "u32" && name != "u64") {
+    throw usage_error("--index: '" + std::string(name) + "' is not u32 or u64");
+  }
+  return name;
+}
+
 void require(const std::string& value, std::string_view option) {
   if (value.empty()) throw usage_error(std::string(option) + " FILE is required");
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,19 @@ inline double seconds_since(clock::time_point start) {
 
 //! `name` if it is a key type (i32 u32 i64 u64 f32 f64); usage_error for --type otherwise.
 std::string_view parse_key_type(std::string_view name);
+
+//! `name` if it is an index type of argsort and topk (u32 u64); usage_error for --index otherwise.
+std::string_view parse_index_type(std::string_view name);
+
+//! Calls fn(std::uint32_t{}) for the index type "u32", fn(std::uint64_t{}) otherwise ("u64").
+template <class Fn>
+void with_index_type(std::string_view index_type, Fn&& fn) {
+  if (index_type == "u32") {
+    fn(std::uint32_t{});
+  } else {
+    fn(std::uint64_t{});
+  }
+}
 
 //! usage_error "OPTION FILE is required" when `value` is empty.
 void require(const std::string& value, std::string_view option);

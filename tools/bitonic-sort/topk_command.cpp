@@ -31,13 +31,7 @@ int topk_command(std::span<const std::string_view> args) {
       {"--indices", [&](std::string_view v) { indices_path = v; }},
       {"--k", [&](std::string_view v) { k = parse_uint("--k", v, 0, max_file_keys); }},
       {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
-      {"--index",
-       [&](std::string_view v) {
-         if (v != "u32" && v != "u64") {
-           throw usage_error("--index: '" + std::string(v) + "' is not u32 or u64");
-         }
-         index_type = v;
-       }},
+      {"--index", [&](std::string_view v) { index_type = parse_index_type(v); }},
       {"--smallest", [&](std::string_view) { direction = order::ascending; }, false},
   };
   parse_options(args, options);
@@ -101,11 +95,7 @@ int topk_command(std::span<const std::string_view> args) {
           tools::type_name<Key>().data(), select_s, gpu ? "GPU" : "CPU", read_s,
           seconds_since(write_start));
     };
-    if (index_type == "u32") {
-      run(std::uint32_t{});
-    } else {
-      run(std::uint64_t{});
-    }
+    with_index_type(index_type, run);
   });
   return 0;
 }
