@@ -196,6 +196,60 @@ template <class Key, class Index>
 std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
                                             const options& opt = {});
 
+//! Sorts each segment of d_keys on its own (CUB's DeviceSegmentedSort, torch.sort over ragged
+//! rows): segment i is [d_offsets[i], d_offsets[i + 1]) for i < num_segments (CSR offsets, Offset
+//! std::uint32_t or std::uint64_t), in opt.direction, with `sort`'s order and NaN rules. Segments
+//! may be empty or of any length; keys before d_offsets[0] are untouched. Not stable unless
+//! opt.stable (equivalent keys then keep their order within the segment).
+//!
+//! How: a kernel bins the segments by length (and checks that the offsets never decrease); the
+//! call then reads how many segments each bin holds, so it **synchronises opt.stream once or
+//! twice** (as CUB's DeviceSegmentedSort does without CUDA dynamic parallelism) and cannot be
+//! captured in a CUDA graph (bitonic::error when opt.stream is capturing). Segments of up to 8192
+//! keys are sorted in one launch in shared memory, several short segments a block, each padded to
+//! a power of two (so one long segment never stalls a block of short ones); a longer segment is
+//! sorted by `sort` (sort_pairs, argsort for the other forms) on its own. Memory:
+//! segments_workspace_bytes<Key>(num_keys, num_segments, opt) bytes (12 bytes a segment for the
+//! bins, 16 a possible long segment, and what the longest segment's sort needs) from
+//! opt.workspace or else the library's pool, as for `sort`.
+//!
+//! Preconditions: d_offsets holds num_segments + 1 non-decreasing offsets in device memory (null
+//! only when num_segments is 0); d_keys holds d_offsets[num_segments] keys in device memory.
+//! opt.algo automatic or optimized. Complexity: per segment of m keys O(m log^2 m) comparisons;
+//! one read and write of the keys for segments of up to 8192 keys.
+//! Throws bitonic::error (keys untouched) on bad arguments, offsets that decrease (naming the
+//! first such segment), too small a workspace, a capturing stream, or for another algorithm.
+template <class Key, class Offset>
+void sort_segments(Key* d_keys, const Offset* d_offsets, std::size_t num_segments,
+                   const options& opt = {});
+
+//! sort_segments for (key, value) records: d_keys[i] and d_values[i] are one record, and within
+//! each segment both arrays end in the sorted order of the keys (values of 4 or 8 bytes moved as
+//! bits). Not stable unless opt.stable; segments of up to 8192 keys come out stable either way.
+//! Segments longer than 8192 keys are sorted by sort_pairs. Preconditions and errors as for
+//! sort_segments, for both arrays, which must not overlap.
+template <class Key, class Value, class Offset>
+void sort_segments_pairs(Key* d_keys, Value* d_values, const Offset* d_offsets,
+                         std::size_t num_segments, const options& opt = {});
+
+//! argsort of each segment on its own: d_indices[j] for j in segment i is the index within the
+//! segment (0 .. its length - 1) of its (j - d_offsets[i])-th key in sorted order; stable
+//! whatever opt.stable says; keys untouched. Index std::uint32_t or std::uint64_t. Segments
+//! longer than 8192 keys are sorted by argsort. Preconditions and errors as for sort_segments,
+//! for both arrays, which must not overlap.
+template <class Key, class Index, class Offset>
+void argsort_segments(const Key* d_keys, Index* d_indices, const Offset* d_offsets,
+                      std::size_t num_segments, const options& opt = {});
+
+//! Bytes of workspace that sort_segments<Key> (value_bytes 0), sort_segments_pairs<Key, Value>
+//! (value_bytes = sizeof(Value)) or argsort_segments<Key, Index> (index_bytes = sizeof(Index))
+//! need for num_keys keys in num_segments segments (see workspace_bytes): enough for any
+//! lengths of the segments. Throws bitonic::error for bad arguments, and without a CUDA device.
+template <class Key>
+std::size_t segments_workspace_bytes(std::size_t num_keys, std::size_t num_segments,
+                                     const options& opt = {}, std::size_t value_bytes = 0,
+                                     std::size_t index_bytes = 0);
+
 //! The k first keys of each of `batch` arrays of `n` keys in the order of opt.direction, sorted:
 //! ascending gives the k smallest keys of each array, order::descending the k largest (as
 //! torch.topk(largest=True)), under the order and NaN rules of `sort` (NaNs are the largest keys).
@@ -423,14 +477,20 @@ BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
   X(float)                      \
   X(double)
 
-#define BITONIC_DECLARE_KEY(Key)                                                          \
-  extern template void sort<Key>(Key*, std::size_t, const options&);                      \
-  extern template std::size_t workspace_bytes<Key>(std::size_t, const options&);          \
-  extern template void sort_batched<Key>(Key*, std::size_t, std::size_t, const options&); \
-  extern template std::size_t batched_workspace_bytes<Key>(std::size_t, std::size_t,      \
-                                                           const options&);               \
-  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&);               \
-  extern template void sort_host<Key>(Key*, std::size_t, const options&);
+#define BITONIC_DECLARE_KEY(Key)                                                                  \
+  extern template void sort<Key>(Key*, std::size_t, const options&);                              \
+  extern template std::size_t workspace_bytes<Key>(std::size_t, const options&);                  \
+  extern template void sort_batched<Key>(Key*, std::size_t, std::size_t, const options&);         \
+  extern template std::size_t batched_workspace_bytes<Key>(std::size_t, std::size_t,              \
+                                                           const options&);                       \
+  extern template void sort_on_cpu<Key>(Key*, std::size_t, const options&);                       \
+  extern template void sort_host<Key>(Key*, std::size_t, const options&);                         \
+  extern template std::size_t segments_workspace_bytes<Key>(                                      \
+      std::size_t, std::size_t, const options&, std::size_t, std::size_t);                        \
+  extern template void sort_segments<Key, std::uint32_t>(Key*, const std::uint32_t*, std::size_t, \
+                                                         const options&);                         \
+  extern template void sort_segments<Key, std::uint64_t>(Key*, const std::uint64_t*, std::size_t, \
+                                                         const options&);
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY
 
@@ -441,7 +501,11 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
                                                       const options&);                            \
   extern template std::size_t batched_pairs_workspace_bytes<Key, Value>(std::size_t, std::size_t, \
                                                                         const options&);          \
-  extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);
+  extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);    \
+  extern template void sort_segments_pairs<Key, Value, std::uint32_t>(                            \
+      Key*, Value*, const std::uint32_t*, std::size_t, const options&);                           \
+  extern template void sort_segments_pairs<Key, Value, std::uint64_t>(                            \
+      Key*, Value*, const std::uint64_t*, std::size_t, const options&);
 #define BITONIC_DECLARE_INDEX(Key, Index)                                                         \
   extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);      \
   extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);   \
@@ -455,7 +519,11 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
   extern template std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t,          \
                                                                std::size_t, const options&);      \
   extern template void topk_host<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t,   \
-                                             Key*, Index*, const options&);
+                                             Key*, Index*, const options&);                       \
+  extern template void argsort_segments<Key, Index, std::uint32_t>(                               \
+      const Key*, Index*, const std::uint32_t*, std::size_t, const options&);                     \
+  extern template void argsort_segments<Key, Index, std::uint64_t>(                               \
+      const Key*, Index*, const std::uint64_t*, std::size_t, const options&);
 //! PAIR(Key, Value) for every value type sort_pairs takes, then INDEX(Key, Index) for every
 //! index type argsort writes: the record entry points precompiled for one key type.
 #define BITONIC_FOR_EACH_RECORD(PAIR, INDEX, Key) \

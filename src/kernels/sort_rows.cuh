@@ -21,47 +21,15 @@
 #include "kernels/register_tile.cuh"
 #include "kernels/rows.hpp"
 #include "kernels/tuning.hpp"
+#include "kernels/word_codec.cuh"
 #include "network/key_order.hpp"
 #include "network/network.hpp"
 
 namespace bitonic::kernels::sort_rows {
 
 using network::index_t;
+using rows::word_codec;
 using rows::word_map;
-
-//! The words of keys of W's size under one map and order.
-template <class W>
-struct word_codec {
-  static_assert(std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>,
-                "4- and 8-byte unsigned words");
-  using Float = std::conditional_t<sizeof(W) == 4, float, double>;
-  using Signed = std::make_signed_t<W>;
-  word_map map;
-  W complement;  //!< all ones when descending
-
-  __device__ W encode(W bits) const {
-    W word = bits;
-    if (map == word_map::signed_bits) {
-      word = unsigned_word(Signed(bits));
-    } else if (map == word_map::float_bits) {
-      Float f;
-      std::memcpy(&f, &bits, sizeof f);
-      word = unsigned_word(f);
-    }
-    return word ^ complement;
-  }
-  __device__ W decode(W word) const {
-    word ^= complement;
-    if (map == word_map::signed_bits) return W(from_unsigned_word<Signed>(word));
-    if (map == word_map::float_bits) {
-      const Float f = from_unsigned_word<Float>(word);
-      W bits;
-      std::memcpy(&bits, &f, sizeof bits);
-      return bits;
-    }
-    return word;
-  }
-};
 
 //! rows x row_length keys (as bits of their size), row r at keys + r * row_length: one tile sorts
 //! tile_keys >> row_log2 consecutive rows, padded to 2^row_log2 = the smallest power of two that

@@ -6,11 +6,13 @@
 //
 // Why it is fast: a key is compared once with the block's threshold (the K-th best word kept so
 // far) and dropped unless it beats it; only survivors go to a buffer in shared memory (a warp
-// reserves its slots with one atomic). When the buffer could overflow, the block sorts it with the
-// network (network.hpp's steps, in shared memory) and merges its best K into the kept ones: the
-// first step of the final stage of a network over (kept, buffer) keeps the smaller of each mirrored
-// pair, which are the K best, and its half-cleaners sort them. On random keys the survivors of a
-// part of m keys number about K ln(m / K), so the work is one read of the keys. Parts of one array
+// reserves its slots with one atomic). When the buffer could overflow (and once as soon as it
+// holds K survivors, to start filtering), the block merges the survivors into the kept words with
+// the network (network.hpp's steps, in shared memory): sorted in blocks of K, reduced pairwise to
+// the better block by the first step of the stage that would merge two blocks (the smaller of
+// each mirrored pair are the K best) and its half-cleaners (which sort them), and merged into the
+// kept words the same way. On random keys the survivors of a part of m keys number about
+// K ln(m / K), so the work is one read of the keys. Parts of one array
 // leave K candidates each; the same kernel then selects among the candidates (words in, not keys)
 // until one part is left, whose first k records it writes as keys (gathered bit for bit from the
 // array) and indices.
@@ -78,8 +80,21 @@ struct block_state {
   std::uint64_t* threshold;  //!< kept[K - 1]: only smaller words can still be among the K best
 };
 
+//! Keeps the smaller word of each mirrored pair of the sorted K-word blocks at `a` and `b` in `a`
+//! (the first step of the stage that would merge them), for i = this thread's share of K.
+__device__ inline void keep_smaller_mirrored(std::uint64_t* a, const std::uint64_t* b, unsigned i,
+                                             unsigned kept) {
+  const std::uint64_t other = b[kept - 1 - i];
+  if (other < a[i]) a[i] = other;
+}
+
 //! Sorts the buffer's survivors and merges them into the kept words (all threads; count and the
-//! buffer settled by a barrier before).
+//! buffer settled by a barrier before). The survivors are sorted in blocks of K (the network's
+//! first k_log2 stages); pairs of blocks are then reduced to the better block, level by level,
+//! each by the first step of the stage that would merge them (the smaller of each mirrored pair:
+//! the K best, as a bitonic sequence) and that stage's half-cleaners (which sort them), until the
+//! K best survivors are sorted in the first block; the same step and half-cleaners merge them
+//! into the kept words. Far less work than sorting all survivors when they outnumber K.
 __device__ void flush(const block_state& s, unsigned k_log2) {
   const unsigned kept = 1u << k_log2, used = *s.count;
   const unsigned sort_log2 = max(k_log2, network::ceil_log2(used));
@@ -87,26 +102,37 @@ __device__ void flush(const block_state& s, unsigned k_log2) {
   for (unsigned i = used + threadIdx.x; i < sorted; i += tuning::block_threads)
     s.buffer[i] = ~std::uint64_t{0};  // +infinity: after every word
   __syncthreads();
-  for (network::step st{1, 0}; st.stage <= sort_log2; st = st.next()) {
+  for (network::step st{1, 0}; st.stage <= k_log2; st = st.next()) {
     for (unsigned c = threadIdx.x; c < sorted / 2; c += tuning::block_threads) {
       const unsigned lo = st.lower_index<unsigned>(c), hi = unsigned(st.upper_index(lo));
       network::compare_exchange(s.buffer[lo], s.buffer[hi], ascending_less{});
     }
     __syncthreads();
   }
-  // Stage k_log2 + 1 over (kept, buffer[0, K)): its flip keeps the smaller of each mirrored pair
-  // at the lower index (the K best), its half-cleaners sort them; only the lower half is needed.
-  for (unsigned i = threadIdx.x; i < kept; i += tuning::block_threads) {
-    const std::uint64_t other = s.buffer[kept - 1 - i];
-    if (other < s.kept[i]) s.kept[i] = other;
+  // The half-cleaners of stage k_log2 + 1 on the K words at `block`, comparator c of them.
+  const auto half_clean = [&](std::uint64_t* block, unsigned j, unsigned c) {
+    const unsigned lo = network::step{k_log2 + 1, j}.lower_index<unsigned>(c);
+    network::compare_exchange(block[lo], block[lo | (1u << j)], ascending_less{});
+  };
+  for (unsigned span = kept; span < sorted; span *= 2) {  // blocks `span` apart, in pairs
+    const unsigned pairs = sorted / (2 * span);
+    for (unsigned t = threadIdx.x; t < pairs * kept; t += tuning::block_threads) {
+      std::uint64_t* first = s.buffer + (t >> k_log2) * 2 * span;
+      keep_smaller_mirrored(first, first + span, t & (kept - 1), kept);
+    }
+    __syncthreads();
+    for (unsigned j = k_log2; j-- > 0;) {
+      for (unsigned t = threadIdx.x; t < pairs * kept / 2; t += tuning::block_threads)
+        half_clean(s.buffer + (t >> (k_log2 - 1)) * 2 * span, j, t & (kept / 2 - 1));
+      __syncthreads();
+    }
   }
+  for (unsigned i = threadIdx.x; i < kept; i += tuning::block_threads)
+    keep_smaller_mirrored(s.kept, s.buffer, i, kept);
   __syncthreads();
   for (unsigned j = k_log2; j-- > 0;) {
-    const network::step st{k_log2 + 1, j};
-    for (unsigned c = threadIdx.x; c < kept / 2; c += tuning::block_threads) {
-      const unsigned lo = st.lower_index<unsigned>(c), hi = unsigned(st.upper_index(lo));
-      network::compare_exchange(s.kept[lo], s.kept[hi], ascending_less{});
-    }
+    for (unsigned c = threadIdx.x; c < kept / 2; c += tuning::block_threads)
+      half_clean(s.kept, j, c);
     __syncthreads();
   }
   if (threadIdx.x == 0) {
@@ -137,8 +163,10 @@ __global__ void __launch_bounds__(tuning::block_threads) select_kernel(select_pa
     for (index_t tile = begin; tile < end; tile += tuning::tile) {
       __syncthreads();  // count, threshold and the buffer settled
       const unsigned used = count;
+      const bool unfilled = threshold == ~std::uint64_t{0};
       __syncthreads();  // every thread has read count before the tile's survivors add to it
-      if (used + tuning::tile > capacity) flush(s, p.k_log2);
+      // Full, or enough survivors for a first threshold: filtering starts a tile earlier.
+      if (used + tuning::tile > capacity || (unfilled && used >= kept_words)) flush(s, p.k_log2);
       const std::uint64_t limit = threshold;
       for (unsigned item = 0; item < tuning::items_per_thread; ++item) {
         const index_t i = tile + item * tuning::block_threads + threadIdx.x;

@@ -5,6 +5,7 @@
 // passes too. Both keys sizes, because the tile kernels are tuned per key size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -197,6 +198,58 @@ void expect_small_topks() {
 TEST(Sanitize, TopK) {
   expect_small_topks<std::int32_t>();
   expect_small_topks<double>();
+}
+
+// Segments of every class of the tile kernel side by side (and one past a tile), keys only with
+// and without positions (stable floats), pairs and argsort, both key sizes.
+template <class Key>
+void expect_small_segments() {
+  const std::vector<std::uint64_t> lengths = {0,   1,   2,    3,    5,    17,  33,
+                                              100, 300, 1000, 2049, 8192, 8193};
+  std::vector<std::uint64_t> offsets = {0};
+  for (const std::uint64_t m : lengths)
+    offsets.push_back(offsets.back() + m);
+  const std::size_t n = offsets.back(), segments = lengths.size();
+  const std::uint64_t seed = test::case_seed(n, tools::distribution::nan);
+  const std::vector<Key> input = tools::generate<Key>(n, tools::distribution::nan, seed);
+  test::device_array<std::uint64_t> d_offsets(offsets.size());
+  d_offsets.upload(offsets);
+  test::device_array<Key> keys(n);
+  test::device_array<std::uint32_t> values(n);
+  for (const bool stable : {false, true}) {
+    keys.upload(input);
+    options opt;
+    opt.stable = stable;
+    sort_segments(keys.get(), d_offsets.get(), segments, opt);
+    const std::vector<Key> got = keys.download();
+    for (std::size_t s = 0; s < segments; ++s) {
+      std::vector<Key> want(input.begin() + std::ptrdiff_t(offsets[s]),
+                            input.begin() + std::ptrdiff_t(offsets[s + 1]));
+      std::sort(want.begin(), want.end(), ascending_less{});
+      EXPECT_TRUE(
+          test::matches_reference(std::vector<Key>(got.begin() + std::ptrdiff_t(offsets[s]),
+                                                   got.begin() + std::ptrdiff_t(offsets[s + 1])),
+                                  want))
+          << tools::type_name<Key>() << " sort_segments, segment " << s << " seed=" << seed;
+    }
+  }
+  keys.upload(input);
+  sort_segments_pairs(keys.get(), values.get(), d_offsets.get(), segments);
+  argsort_segments(keys.get(), values.get(), d_offsets.get(), segments, {order::descending});
+  const std::vector<Key> sorted = keys.download();
+  const std::vector<std::uint32_t> indices = values.download();
+  for (std::size_t s = 0; s < segments; ++s) {
+    const std::vector<Key> part(sorted.begin() + std::ptrdiff_t(offsets[s]),
+                                sorted.begin() + std::ptrdiff_t(offsets[s + 1]));
+    const std::vector<std::uint64_t> want = test::stable_order(part, order::descending);
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), indices.begin() + std::ptrdiff_t(offsets[s])))
+        << tools::type_name<Key>() << " argsort_segments, segment " << s << " seed=" << seed;
+  }
+}
+
+TEST(Sanitize, Segments) {
+  expect_small_segments<float>();
+  expect_small_segments<std::int64_t>();
 }
 
 TEST(Sanitize, Automatic) {

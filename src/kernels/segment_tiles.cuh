@@ -1,0 +1,176 @@
+// Segmented sorts, the segments of up to a tile: a block loads a tile of 2^tile_log2 words into
+// shared memory, one binned segment of class c or several side by side, each padded to 2^c with
+// the greatest word, and runs the network's stages 1..c (network.hpp's steps inside every 2^c
+// slot), then writes each segment back. Why it is fast enough: every key is read and written once,
+// short segments share a block (so 2-key segments cost what 8192-key tiles cost per key, not a
+// block each), and one long segment never holds up a block of short ones (it is sorted apart).
+// Words are key_order.hpp's unsigned words of one size (word_codec: the key type's map at run
+// time), so there is one kernel per key size. With positions each word carries its index in the
+// segment as a tie-break: the sort is stable, and keys, values and indices are gathered through
+// the positions (all reads of a block before its writes, so the gathers work in place).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/launch.cuh"
+#include "kernels/segments.hpp"
+#include "kernels/tuning.hpp"
+#include "kernels/word_codec.cuh"
+#include "network/network.hpp"
+
+namespace bitonic::kernels::segments {
+
+using tuning = ::bitonic::tuning::segment_tiles;
+
+//! What every block of one launch shares.
+template <class W>
+struct tile_params {
+  const W* keys;
+  W* out_keys;
+  void* values;
+  void* indices;
+  unsigned value_bytes, index_bytes;
+  bins in;
+  tile_map map;
+  rows::word_codec<W> codec;
+};
+
+//! The (word, position) pairs at a and b in ascending order, positions breaking ties.
+template <class W, bool Positions>
+__device__ inline void order_pair(W* words, std::uint32_t* positions, unsigned a, unsigned b) {
+  const W wa = words[a], wb = words[b];
+  bool swap = wb < wa;
+  if constexpr (Positions) swap = swap || (wb == wa && positions[b] < positions[a]);
+  if (swap) {
+    words[a] = wb;
+    words[b] = wa;
+    if constexpr (Positions) {
+      const std::uint32_t pa = positions[a];
+      positions[a] = positions[b];
+      positions[b] = pa;
+    }
+  }
+}
+
+template <class W, bool Positions>
+__global__ void __launch_bounds__(tuning::block_threads) tile_kernel(tile_params<W> p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  W* const words = reinterpret_cast<W*>(smem);
+  std::uint32_t* const positions = reinterpret_cast<std::uint32_t*>(words + tuning::tile);
+  constexpr unsigned items = tuning::items_per_thread;
+  for (index_t block = blockIdx.x; block < p.map.first_block[classes]; block += gridDim.x) {
+    unsigned c = 1;
+    while (block >= p.map.first_block[c + 1])
+      ++c;
+    const index_t first =
+        p.map.first_segment[c] + (block - p.map.first_block[c]) * (tuning::tile >> c);
+    const unsigned segments =
+        unsigned(min(index_t{(tuning::tile >> c)}, p.map.first_segment[c + 1] - first));
+    const unsigned used = segments << c, slot_mask = (1u << c) - 1;
+    // Item k of this thread: key i = k * block_threads + threadIdx.x of the tile, in slot i >> c.
+    const auto segment_of = [&](unsigned i, std::uint64_t& begin, unsigned& length) {
+      begin = p.in.begin[first + (i >> c)];
+      length = p.in.length[first + (i >> c)];
+    };
+    __syncthreads();  // the previous tile's words are written out
+#pragma unroll
+    for (unsigned k = 0; k < items; ++k) {
+      const unsigned i = k * tuning::block_threads + threadIdx.x;
+      if (i >= used) break;
+      std::uint64_t begin;
+      unsigned length;
+      segment_of(i, begin, length);
+      const unsigned at = i & slot_mask;
+      if (at < length) {
+        const W bits = p.keys[begin + at];
+        words[i] = Positions ? p.codec.encode_class(bits) : p.codec.encode(bits);
+      } else {
+        words[i] = ~W{0};  // padding: after every word of the segment
+      }
+      if constexpr (Positions) positions[i] = at;
+    }
+    __syncthreads();
+    for (network::step st{1, 0}; st.stage <= c; st = st.next()) {
+      for (unsigned t = threadIdx.x; t < used / 2; t += tuning::block_threads) {
+        const unsigned slot = (t >> (c - 1)) << c;
+        const unsigned lo = st.lower_index<unsigned>(t & (slot_mask >> 1));
+        order_pair<W, Positions>(words, positions, slot | lo, slot | unsigned(st.upper_index(lo)));
+      }
+      __syncthreads();
+    }
+    if constexpr (!Positions) {
+#pragma unroll
+      for (unsigned k = 0; k < items; ++k) {
+        const unsigned i = k * tuning::block_threads + threadIdx.x;
+        if (i >= used) break;
+        std::uint64_t begin;
+        unsigned length;
+        segment_of(i, begin, length);
+        if ((i & slot_mask) < length)
+          p.out_keys[begin + (i & slot_mask)] = p.codec.decode(words[i]);
+      }
+    } else {
+      // Gather first (every read of the block's segments), then write: in place is safe because
+      // the segments of a tile belong to this block alone.
+      W keys[items];
+      std::uint64_t values[items];
+      std::uint32_t from[items];
+#pragma unroll
+      for (unsigned k = 0; k < items; ++k) {
+        const unsigned i = k * tuning::block_threads + threadIdx.x;
+        from[k] = ~0u;
+        if (i >= used) continue;
+        std::uint64_t begin;
+        unsigned length;
+        segment_of(i, begin, length);
+        if ((i & slot_mask) >= length) continue;
+        from[k] = positions[i];
+        if (p.out_keys != nullptr) keys[k] = p.keys[begin + from[k]];
+        if (p.value_bytes == 4)
+          values[k] = static_cast<const std::uint32_t*>(p.values)[begin + from[k]];
+        if (p.value_bytes == 8)
+          values[k] = static_cast<const std::uint64_t*>(p.values)[begin + from[k]];
+      }
+      __syncthreads();
+#pragma unroll
+      for (unsigned k = 0; k < items; ++k) {
+        if (from[k] == ~0u) continue;
+        const unsigned i = k * tuning::block_threads + threadIdx.x;
+        std::uint64_t begin;
+        unsigned length;
+        segment_of(i, begin, length);
+        const std::uint64_t to = begin + (i & slot_mask);
+        if (p.out_keys != nullptr) p.out_keys[to] = keys[k];
+        if (p.value_bytes == 4)
+          static_cast<std::uint32_t*>(p.values)[to] = std::uint32_t(values[k]);
+        if (p.value_bytes == 8) static_cast<std::uint64_t*>(p.values)[to] = values[k];
+        if (p.index_bytes == 4) static_cast<std::uint32_t*>(p.indices)[to] = from[k];
+        if (p.index_bytes == 8) static_cast<std::uint64_t*>(p.indices)[to] = from[k];
+      }
+    }
+  }
+}
+
+//! Enqueues tile_kernel for `call` on `stream` (only loads it under a load_only_scope).
+template <class W, bool Positions>
+void launch_tiles(const tile_call& call, const tile_map& map, cudaStream_t stream) {
+  constexpr auto kernel = tile_kernel<W, Positions>;
+  constexpr std::size_t smem = tuning::smem_bytes(sizeof(W), Positions);
+  allow_dynamic_shared_memory<kernel>(smem, "cudaFuncSetAttribute(segments tile_kernel)");
+  const tile_params<W> params{static_cast<const W*>(call.keys),
+                              static_cast<W*>(call.out_keys),
+                              call.values,
+                              call.indices,
+                              unsigned(call.value_bytes),
+                              unsigned(call.index_bytes),
+                              call.in,
+                              map,
+                              {call.map, call.descending ? ~W{0} : W{0}}};
+  launch_with_attributes(kernel, grid_blocks(map.first_block[classes], 1), tuning::block_threads,
+                         smem, stream, "segments tile_kernel launch", nullptr, 0, params);
+}
+
+}  // namespace bitonic::kernels::segments
