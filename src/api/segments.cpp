@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "bitonic/cuda_helpers.hpp"
 #include "kernels/rows.hpp"
 #include "kernels/segments.hpp"
+#include "network/key_order.hpp"
 #include "network/network.hpp"
 #include "plan/segments_plan.hpp"
 #include "runtime/device.hpp"
@@ -46,10 +48,18 @@ struct segments_request {
   std::size_t num_segments = 0;
   options opt;
   const char* caller = "";
-  //! Sorts the long segment [begin, end) with the typed one-array entry point and these options.
-  std::function<void(std::uint64_t begin, std::uint64_t end, const options&)> sort_long;
-  //! The workspace that entry point needs for m keys.
-  std::function<std::size_t(std::size_t m, const options&)> long_workspace;
+  //! Sorts `rows` rows of `row_length` keys (a power of two) at key_rows, and their values or
+  //! indices at second_rows, with the typed batched entry point.
+  std::function<void(void* key_rows, void* second_rows, std::size_t rows, std::size_t row_length,
+                     const options&)>
+      sort_rows;
+  //! The workspace that entry point needs for those rows.
+  std::function<std::size_t(std::size_t rows, std::size_t row_length, const options&)>
+      rows_workspace;
+  //! The bits of the key that sorts after every key, ascending and descending: the padding.
+  std::uint64_t pad_bits[2] = {};
+
+  std::size_t second_bytes() const { return value_bytes + index_bytes; }
 
   //! Whether short segments carry positions: stable float keys (whose equivalent keys differ in
   //! bits), values and indices.
@@ -85,24 +95,76 @@ segments_layout layout_for(std::size_t num_keys, std::size_t num_segments) {
   return l;
 }
 
-//! The long sorts' options: the caller's, with the rest of its workspace (if any).
-options long_options(const options& opt) {
-  options o = opt;
+//! Long segments of one class sorted together: rows of 2^row_log2 keys, list entries
+//! [first, first + count) of the class-sorted long list.
+struct row_group {
+  unsigned row_log2 = 0;
+  std::size_t first = 0, count = 0;
+};
+
+//! The batched sorts of records take at most 2^32 of them a call.
+constexpr unsigned max_records_log2 = 32;
+
+//! The options of the long segments' batched sorts: the caller's order, algorithm and stream, a
+//! stable sort for pairs (so that the padding, equal to the greatest key at most, stays behind the
+//! segment's records), and the workspace given separately.
+options rows_options(const segments_request& r) {
+  options o = r.opt;
   o.workspace = nullptr;
   o.workspace_bytes = 0;
+  if (r.value_bytes != 0) o.stable = true;
   return o;
 }
 
-//! The most workspace the long sorts of a call with num_keys keys can need: a segment's sort
-//! needs more the longer it is, so the longest possible one (and, to be safe against plans that
-//! change at powers of two, every power of two past a tile and its neighbour).
-std::size_t long_workspace_bound(const segments_request& r, std::size_t num_keys) {
-  if (num_keys <= tile) return 0;
-  const options o = long_options(r.opt);
-  std::size_t most = r.long_workspace(num_keys, o);
-  for (std::size_t m = 2 * tile; m <= num_keys && m != 0; m *= 2)
-    most = std::max({most, r.long_workspace(m, o), r.long_workspace(m - 1, o)});
-  return most;
+//! Where a group's rows and their sort's workspace lie in the long segments' scratch.
+struct group_layout {
+  std::size_t second_rows = 0, sort = 0, sort_bytes = 0, bytes = 0;
+};
+
+group_layout layout_for(const segments_request& r, std::size_t rows, unsigned row_log2) {
+  group_layout g;
+  const std::size_t keys = rows << row_log2;
+  g.second_rows = align_up(keys * r.key_bytes);
+  g.sort = g.second_rows + align_up(keys * r.second_bytes());
+  g.sort_bytes = r.rows_workspace(rows, std::size_t{1} << row_log2, rows_options(r));
+  g.bytes = g.sort + g.sort_bytes;
+  return g;
+}
+
+//! Rows a group of class row_log2 may have: the records' limit, or all.
+std::size_t max_group_rows(unsigned row_log2) {
+  return row_log2 >= max_records_log2 ? 1 : std::size_t{1} << (max_records_log2 - row_log2);
+}
+
+//! Scratch (alignment slack included) that the long segments of any call with num_keys keys in
+//! its segments can need: for each class, as many segments as fit num_keys, at most a group.
+std::size_t long_scratch_bound(const segments_request& r, std::size_t num_keys) {
+  std::size_t most = 0;
+  for (unsigned c = tuning::segment_tiles::tile_log2 + 1;
+       c < 64 && (std::uint64_t{1} << (c - 1)) < num_keys; ++c) {
+    const std::size_t fit = num_keys / ((std::size_t{1} << (c - 1)) + 1);
+    most = std::max(
+        most, layout_for(r, std::max<std::size_t>(1, std::min(fit, max_group_rows(c))), c).bytes);
+  }
+  return most == 0 ? 0 : most + workspace_alignment;
+}
+
+//! The long segments sorted by class (shortest rows first) and cut into groups.
+std::vector<row_group> group_by_class(std::vector<segments::long_segment>& list) {
+  const auto row_log2 = [](const segments::long_segment& s) {
+    return network::ceil_log2(s.end - s.begin);
+  };
+  std::stable_sort(list.begin(), list.end(),
+                   [&](const auto& a, const auto& b) { return row_log2(a) < row_log2(b); });
+  std::vector<row_group> groups;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const unsigned c = row_log2(list[i]);
+    if (groups.empty() || groups.back().row_log2 != c || groups.back().count == max_group_rows(c)) {
+      groups.push_back({c, i, 0});
+    }
+    ++groups.back().count;
+  }
+  return groups;
 }
 
 //! One element of the device's offsets, as a 64-bit number; enqueued on `stream`.
@@ -173,7 +235,7 @@ void run_segments(const segments_request& r) {
   const segments::bins bins{reinterpret_cast<std::uint64_t*>(scratch + layout.bin_begin),
                             reinterpret_cast<std::uint32_t*>(scratch + layout.bin_length)};
   const bool singles = r.index_bytes != 0;  // argsort writes index 0 for segments of one key
-  segments::load(r.key_bytes, r.positions(), r.offset_bytes);
+  segments::load(r.key_bytes, r.positions(), r.offset_bytes, r.second_bytes());
 
   // The second synchronisation: the classes' counts, the long segments, bad offsets.
   check_cuda(cudaMemsetAsync(counters, 0, sizeof(segments::counters), opt.stream),
@@ -203,22 +265,41 @@ void run_segments(const segments_request& r) {
     check_cuda(cudaStreamSynchronize(opt.stream), "sort_segments: cudaStreamSynchronize");
   }
 
-  // Everything is checked before a key moves: the long sorts' share of a caller's workspace.
-  options long_opt = long_options(opt);
-  if (has_workspace(opt) && !long_segments.empty()) {
-    std::size_t needed = 0;
-    for (const segments::long_segment& s : long_segments)
-      needed = std::max(needed, r.long_workspace(s.end - s.begin, long_opt));
-    const std::size_t before = std::size_t(scratch - static_cast<std::byte*>(opt.workspace));
-    const std::size_t left =
-        opt.workspace_bytes - std::min(opt.workspace_bytes, before + layout.used);
-    if (left < needed) {
-      throw error(caller + ": the workspace has " + std::to_string(opt.workspace_bytes) +
-                  " bytes; these segments need " + std::to_string(layout.bytes + needed) +
-                  " (bitonic::segments_workspace_bytes)");
+  // Everything is checked before a key moves: the long segments' rows and their sorts' scratch,
+  // from the rest of a caller's workspace or else the pool.
+  const std::vector<row_group> groups = group_by_class(long_segments);
+  std::size_t rows_bytes = 0;
+  for (const row_group& g : groups) {
+    if (g.row_log2 > max_records_log2 && (r.positions() || opt.stable)) {
+      throw error(caller +
+                  ": a segment of more than 2^32 keys; with values, indices or a stable "
+                  "sort a segment holds at most 2^32");
     }
-    long_opt.workspace = scratch + layout.used;
-    long_opt.workspace_bytes = left;
+    rows_bytes = std::max(rows_bytes, layout_for(r, g.count, g.row_log2).bytes);
+  }
+  runtime::stream_buffer<std::byte> owned_rows;
+  std::byte* rows_scratch = nullptr;
+  if (rows_bytes != 0) {
+    if (has_workspace(opt)) {
+      const std::size_t before = std::size_t(scratch - static_cast<std::byte*>(opt.workspace));
+      const std::size_t left =
+          opt.workspace_bytes - std::min(opt.workspace_bytes, before + layout.used);
+      if (left < rows_bytes + workspace_alignment) {
+        throw error(caller + ": the workspace has " + std::to_string(opt.workspace_bytes) +
+                    " bytes; these segments need " +
+                    std::to_string(layout.bytes + rows_bytes + workspace_alignment) +
+                    " (bitonic::segments_workspace_bytes)");
+      }
+      rows_scratch = reinterpret_cast<std::byte*>(
+          align_up(reinterpret_cast<std::uintptr_t>(scratch + layout.used)));
+    } else {
+      rows_scratch = workspace_or_pool(opt, rows_bytes + workspace_alignment, {}, owned_rows,
+                                       r.caller, "bitonic::segments_workspace_bytes");
+    }
+    check_cuda(cudaMemcpyAsync(long_list, long_segments.data(),
+                               long_segments.size() * sizeof(segments::long_segment),
+                               cudaMemcpyHostToDevice, opt.stream),
+               "sort_segments: cudaMemcpyAsync of the long segments by class");
   }
 
   std::array<std::uint64_t, plan::segment_classes> counts{};
@@ -244,8 +325,35 @@ void run_segments(const segments_request& r) {
     call.in = bins;
     segments::sort_tiles(call, map, opt.stream);
   }
-  for (const segments::long_segment& s : long_segments)
-    r.sort_long(s.begin, s.end, long_opt);
+  // The long segments: class by class into padded rows, the batched sort, and back.
+  const options rows_opt = rows_options(r);
+  const std::uint64_t pad = r.pad_bits[opt.direction == order::descending ? 1 : 0];
+  void* const keys = const_cast<void*>(r.keys);  // only read when copied to rows
+  void* const second = r.value_bytes != 0 ? r.values : r.indices;
+  for (const row_group& g : groups) {
+    const group_layout at = layout_for(r, g.count, g.row_log2);
+    const segments::long_segment* list = long_list + g.first;
+    std::byte* const key_rows = rows_scratch;
+    std::byte* const second_rows = rows_scratch + at.second_rows;
+    segments::copy_rows(keys, key_rows, r.key_bytes, list, g.count, g.row_log2, pad, true,
+                        opt.stream);
+    if (r.value_bytes != 0) {
+      segments::copy_rows(second, second_rows, r.value_bytes, list, g.count, g.row_log2, 0, true,
+                          opt.stream);
+    }
+    options sort_opt = rows_opt;
+    sort_opt.workspace = at.sort_bytes != 0 ? rows_scratch + at.sort : nullptr;
+    sort_opt.workspace_bytes = at.sort_bytes;
+    r.sort_rows(key_rows, second_rows, g.count, std::size_t{1} << g.row_log2, sort_opt);
+    if (r.out_keys != nullptr) {
+      segments::copy_rows(r.out_keys, key_rows, r.key_bytes, list, g.count, g.row_log2, 0, false,
+                          opt.stream);
+    }
+    if (second != nullptr) {
+      segments::copy_rows(second, second_rows, r.second_bytes(), list, g.count, g.row_log2, 0,
+                          false, opt.stream);
+    }
+  }
 }
 
 template <class Key>
@@ -265,6 +373,55 @@ segments_request request_for(const Key* keys, Key* out_keys, const void* offsets
   return r;
 }
 
+//! The key that sorts after every key in each order, as bits: the padding of the long rows.
+template <class Key>
+void set_padding(segments_request& r) {
+  using word = decltype(unsigned_word(Key{}));
+  const Key last[2] = {from_unsigned_word<Key>(word(~word{0})), from_unsigned_word<Key>(word{0})};
+  for (int i = 0; i < 2; ++i) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &last[i], sizeof(Key));
+    r.pad_bits[i] = bits;
+  }
+}
+
+//! The long rows of keys alone: sort_batched.
+template <class Key>
+void set_rows_sort(segments_request& r) {
+  set_padding<Key>(r);
+  r.sort_rows = [](void* key_rows, void*, std::size_t rows, std::size_t length, const options& o) {
+    sort_batched(static_cast<Key*>(key_rows), rows, length, o);
+  };
+  r.rows_workspace = [](std::size_t rows, std::size_t length, const options& o) {
+    return batched_workspace_bytes<Key>(rows, length, o);
+  };
+}
+
+//! The long rows of records: sort_batched_pairs (values), argsort_batched (indices).
+template <class Key, class Second, bool Indices>
+void set_rows_sort(segments_request& r) {
+  set_padding<Key>(r);
+  if constexpr (Indices) {
+    r.sort_rows = [](void* key_rows, void* index_rows, std::size_t rows, std::size_t length,
+                     const options& o) {
+      argsort_batched(static_cast<const Key*>(key_rows), static_cast<Second*>(index_rows), rows,
+                      length, o);
+    };
+    r.rows_workspace = [](std::size_t rows, std::size_t length, const options& o) {
+      return batched_argsort_workspace_bytes<Key, Second>(rows, length, o);
+    };
+  } else {
+    r.sort_rows = [](void* key_rows, void* value_rows, std::size_t rows, std::size_t length,
+                     const options& o) {
+      sort_batched_pairs(static_cast<Key*>(key_rows), static_cast<Second*>(value_rows), rows,
+                         length, o);
+    };
+    r.rows_workspace = [](std::size_t rows, std::size_t length, const options& o) {
+      return batched_pairs_workspace_bytes<Key, Second>(rows, length, o);
+    };
+  }
+}
+
 }  // namespace
 }  // namespace api
 
@@ -273,10 +430,7 @@ void sort_segments(Key* d_keys, const Offset* d_offsets, std::size_t num_segment
                    const options& opt) {
   api::segments_request r = api::request_for<Key>(d_keys, d_keys, d_offsets, sizeof(Offset),
                                                   num_segments, opt, "bitonic::sort_segments");
-  r.sort_long = [&](std::uint64_t begin, std::uint64_t end, const options& o) {
-    sort(d_keys + begin, end - begin, o);
-  };
-  r.long_workspace = [](std::size_t m, const options& o) { return workspace_bytes<Key>(m, o); };
+  api::set_rows_sort<Key>(r);
   api::run_segments(r);
 }
 
@@ -287,12 +441,7 @@ void sort_segments_pairs(Key* d_keys, Value* d_values, const Offset* d_offsets,
       d_keys, d_keys, d_offsets, sizeof(Offset), num_segments, opt, "bitonic::sort_segments_pairs");
   r.values = d_values;
   r.value_bytes = sizeof(Value);
-  r.sort_long = [&](std::uint64_t begin, std::uint64_t end, const options& o) {
-    sort_pairs(d_keys + begin, d_values + begin, end - begin, o);
-  };
-  r.long_workspace = [](std::size_t m, const options& o) {
-    return pairs_workspace_bytes<Key, Value>(m, o);
-  };
+  api::set_rows_sort<Key, Value, false>(r);
   api::run_segments(r);
 }
 
@@ -303,12 +452,7 @@ void argsort_segments(const Key* d_keys, Index* d_indices, const Offset* d_offse
                                                   num_segments, opt, "bitonic::argsort_segments");
   r.indices = d_indices;
   r.index_bytes = sizeof(Index);
-  r.sort_long = [&](std::uint64_t begin, std::uint64_t end, const options& o) {
-    argsort(d_keys + begin, d_indices + begin, end - begin, o);
-  };
-  r.long_workspace = [](std::size_t m, const options& o) {
-    return argsort_workspace_bytes<Key, Index>(m, o);
-  };
+  api::set_rows_sort<Key, Index, true>(r);
   api::run_segments(r);
 }
 
@@ -327,28 +471,16 @@ std::size_t segments_workspace_bytes(std::size_t num_keys, std::size_t num_segme
   }
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
   if (num_segments == 0) return 0;
-  api::segments_request r;
-  r.opt = opt;
-  if (value_bytes == 4) {
-    r.long_workspace = [](std::size_t m, const options& o) {
-      return pairs_workspace_bytes<Key, std::uint32_t>(m, o);
-    };
-  } else if (value_bytes == 8) {
-    r.long_workspace = [](std::size_t m, const options& o) {
-      return pairs_workspace_bytes<Key, std::uint64_t>(m, o);
-    };
-  } else if (index_bytes == 4) {
-    r.long_workspace = [](std::size_t m, const options& o) {
-      return argsort_workspace_bytes<Key, std::uint32_t>(m, o);
-    };
-  } else if (index_bytes == 8) {
-    r.long_workspace = [](std::size_t m, const options& o) {
-      return argsort_workspace_bytes<Key, std::uint64_t>(m, o);
-    };
-  } else {
-    r.long_workspace = [](std::size_t m, const options& o) { return workspace_bytes<Key>(m, o); };
-  }
-  return api::layout_for(num_keys, num_segments).bytes + api::long_workspace_bound(r, num_keys);
+  api::segments_request r =
+      api::request_for<Key>(nullptr, nullptr, nullptr, 0, num_segments, opt, caller);
+  r.value_bytes = value_bytes;
+  r.index_bytes = index_bytes;
+  if (value_bytes == 4) api::set_rows_sort<Key, std::uint32_t, false>(r);
+  if (value_bytes == 8) api::set_rows_sort<Key, std::uint64_t, false>(r);
+  if (index_bytes == 4) api::set_rows_sort<Key, std::uint32_t, true>(r);
+  if (index_bytes == 8) api::set_rows_sort<Key, std::uint64_t, true>(r);
+  if (value_bytes + index_bytes == 0) api::set_rows_sort<Key>(r);
+  return api::layout_for(num_keys, num_segments).bytes + api::long_scratch_bound(r, num_keys);
 }
 
 }  // namespace bitonic

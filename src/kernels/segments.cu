@@ -1,6 +1,7 @@
 #include <cstdint>
 
 #include "kernels/segment_bins.cuh"
+#include "kernels/segment_rows.cuh"
 #include "kernels/segment_tiles.cuh"
 #include "kernels/segments.hpp"
 
@@ -39,7 +40,25 @@ void sort_tiles(const tile_call& call, const tile_map& map, cudaStream_t stream)
   }
 }
 
-void load(std::size_t key_bytes, bool positions, std::size_t offset_bytes) {
+void copy_rows(void* segments, void* rows, std::size_t bytes, const long_segment* list,
+               index_t count, unsigned row_log2, std::uint64_t pad, bool to_rows,
+               cudaStream_t stream) {
+  if (bytes == 4) {
+    auto* s = static_cast<std::uint32_t*>(segments);
+    auto* r = static_cast<std::uint32_t*>(rows);
+    const auto p = std::uint32_t(pad);
+    to_rows ? launch_copy_rows<std::uint32_t, true>(s, r, list, count, row_log2, p, stream)
+            : launch_copy_rows<std::uint32_t, false>(s, r, list, count, row_log2, p, stream);
+  } else {
+    auto* s = static_cast<std::uint64_t*>(segments);
+    auto* r = static_cast<std::uint64_t*>(rows);
+    to_rows ? launch_copy_rows<std::uint64_t, true>(s, r, list, count, row_log2, pad, stream)
+            : launch_copy_rows<std::uint64_t, false>(s, r, list, count, row_log2, pad, stream);
+  }
+}
+
+void load(std::size_t key_bytes, bool positions, std::size_t offset_bytes,
+          std::size_t second_bytes) {
   const load_only_scope loading;
   tile_map one_block{};  // the launches only load their kernels
   for (unsigned c = 2; c <= classes; ++c)
@@ -50,6 +69,11 @@ void load(std::size_t key_bytes, bool positions, std::size_t offset_bytes) {
   call.key_bytes = key_bytes;
   call.positions = positions;
   sort_tiles(call, one_block, nullptr);
+  for (const std::size_t bytes : {key_bytes, second_bytes}) {
+    if (bytes == 0) continue;
+    copy_rows(nullptr, nullptr, bytes, nullptr, 1, 0, 0, true, nullptr);
+    copy_rows(nullptr, nullptr, bytes, nullptr, 1, 0, 0, false, nullptr);
+  }
 }
 
 }  // namespace bitonic::kernels::segments

@@ -84,9 +84,17 @@ struct tile_call {
   bins in{};
 };
 
-//! Loads the three kernels a call with these sizes launches (and sets their attributes) without
+//! Copies each of the `count` segments of `list` (elements of `bytes`: 4 or 8) from `segments`
+//! into a row of 2^row_log2 elements at `rows`, the rest of the row set to `pad`'s bits
+//! (to_rows), or back from its row into its segment (not to_rows), on `stream`.
+void copy_rows(void* segments, void* rows, std::size_t bytes, const long_segment* list,
+               index_t count, unsigned row_log2, std::uint64_t pad, bool to_rows,
+               cudaStream_t stream);
+
+//! Loads the kernels a call with these sizes launches (and sets their attributes) without
 //! launching any, so that a kernel that cannot load fails the call before a key has moved.
-void load(std::size_t key_bytes, bool positions, std::size_t offset_bytes);
+void load(std::size_t key_bytes, bool positions, std::size_t offset_bytes,
+          std::size_t second_bytes);
 
 //! Sorts the binned segments (map.first_block[classes] blocks), on `stream`.
 void sort_tiles(const tile_call& call, const tile_map& map, cudaStream_t stream);

@@ -234,6 +234,7 @@ void expect_small_segments() {
     }
   }
   keys.upload(input);
+  values.upload(std::vector<std::uint32_t>(n, 7));  // initcheck: the values are read
   sort_segments_pairs(keys.get(), values.get(), d_offsets.get(), segments);
   argsort_segments(keys.get(), values.get(), d_offsets.get(), segments, {order::descending});
   const std::vector<Key> sorted = keys.download();

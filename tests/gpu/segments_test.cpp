@@ -242,7 +242,7 @@ TYPED_TEST(SegmentsGpu, EverySegmentMatchesStdSort) {
 }
 
 // Exactly segments_workspace_bytes works at any alignment and allocates nothing from the library's
-// pool; one byte less is refused naming the size, keys untouched.
+// pool; too small a workspace is refused naming segments_workspace_bytes, keys untouched.
 TYPED_TEST(SegmentsGpu, Workspace) {
   using Key = TypeParam;
   const layout l = from_lengths("7 short and a long", 0, {5, 300, 0, 1, 9000, 2, 8192, 4097});
@@ -269,13 +269,20 @@ TYPED_TEST(SegmentsGpu, Workspace) {
     }
     EXPECT_EQ(cached_memory_bytes(), 0u) << "a call with a workspace allocated from the pool";
   }
-  keys.upload(input);
-  options small;
-  small.workspace = workspace.get();
-  small.workspace_bytes = bytes - 1;
-  EXPECT_TRUE(test::throws_error([&] { sort_segments(keys.get(), offsets.get(), segments, small); },
-                                 {"sort_segments", "segments_workspace_bytes"}));
-  EXPECT_TRUE(identical(keys.download(), input)) << "keys changed by a refused call";
+  // segments_workspace_bytes holds any lengths, so it is more than these need: refused are a
+  // workspace too small for the bins (100 bytes) and one too small for the long segments' rows
+  // (4096 bytes: the bins fit), each before a key moved.
+  for (const std::size_t too_small : {std::size_t{100}, std::size_t{4096}}) {
+    keys.upload(input);
+    options small;
+    small.workspace = workspace.get();
+    small.workspace_bytes = too_small;
+    EXPECT_TRUE(
+        test::throws_error([&] { sort_segments(keys.get(), offsets.get(), segments, small); },
+                           {"sort_segments", "segments_workspace_bytes"}))
+        << too_small << " bytes";
+    EXPECT_TRUE(identical(keys.download(), input)) << "keys changed by a refused call";
+  }
   EXPECT_GE(segments_workspace_bytes<Key>(l.keys(), segments, {}, 4),
             segments_workspace_bytes<Key>(l.keys(), segments, {}, 0) / 2);
   EXPECT_TRUE(test::throws_error(
