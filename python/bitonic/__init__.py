@@ -1,10 +1,11 @@
 """bitonic — sort PyTorch, CuPy, JAX, numba and NumPy arrays on NVIDIA GPUs with bitonic sorting
 networks, without copies: a thin layer over the C++ library's public API (include/bitonic/).
 
-``sort`` (keys, or keys and their indices), ``argsort`` and ``sort_pairs`` (keys with values);
-``topk`` and ``sort_segments`` follow as their C++ entry points land.
+``sort`` (keys, or keys and their indices), ``argsort``, ``sort_pairs`` (keys with values) and
+``topk`` (the k largest or smallest of each row, with their indices); ``sort_segments`` follows.
 """
 
+import operator
 from collections import namedtuple
 
 from . import _arrays, _core
@@ -12,7 +13,8 @@ from ._arrays import ARGSORT, SORT, SORT_PAIRS
 from ._core import Error
 
 __version__ = "0.1.0"
-__all__ = ["sort", "argsort", "sort_pairs", "SortResult", "PairsResult", "workspace_bytes",
+__all__ = ["sort", "argsort", "sort_pairs", "topk", "SortResult", "PairsResult", "TopKResult",
+           "workspace_bytes",
            "gpu_available", "release_cached_memory", "cached_memory_bytes", "Error", "DTYPES"]
 
 #: The key types sort accepts, as NumPy names them (those the C++ library is precompiled for).
@@ -23,6 +25,8 @@ DTYPES = _arrays.DTYPES
 SortResult = namedtuple("SortResult", ["values", "indices"])
 #: ``sort_pairs``' result: the sorted keys and the values that moved with them.
 PairsResult = namedtuple("PairsResult", ["keys", "values"])
+#: ``topk``'s result, as ``torch.topk``'s: the k first keys of each row and their positions in it.
+TopKResult = namedtuple("TopKResult", ["values", "indices"])
 
 _COMMON_DOC = """
     Arrays: a torch.Tensor, cupy.ndarray, jax.Array or numba device array in CUDA device (or
@@ -153,7 +157,64 @@ def sort_pairs(keys, values, *, descending=False, stable=False, dim=-1, out=None
     return PairsResult(*_finish(dst, vdst))
 
 
-for _f in (sort, argsort, sort_pairs):
+def topk(x, k, *, largest=True, dim=-1, sorted=True):
+    """The `k` largest (or, with ``largest=False``, smallest) keys of each row of `x` along its
+    last axis, sorted, with their positions in the row: ``TopKResult(values, indices)`` of x's
+    kind and shape with the last axis k (as ``torch.topk``). Among equal keys the lower position
+    comes first, so the result is the first k of a stable sort of each row; NaNs are the largest
+    keys. x is not changed (a read-only or JAX array is fine).
+
+    k: 0 <= k <= the row length (an int).
+    largest: the k largest (descending) or the k smallest (ascending).
+    dim: the axis to select along: only the last one.
+    sorted: accepted for torch's signature; the result is always sorted.
+
+    Returns new arrays made by x's library: the keys, and the indices as int64 (torch's and
+    numpy's index type; int32 for JAX without jax_enable_x64). The C++ topk (device arrays) or
+    topk_host (host arrays) writes them."""
+    fn = "bitonic.topk"
+    _check_flags(fn, largest=largest, sorted=sorted)
+    src = _keys(fn, x, dim)
+    if isinstance(k, bool):
+        raise TypeError(f"{fn}: k must be an int, got {k!r}")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"{fn}: k must be an int, got {k!r}") from None
+    n = src.shape[-1]
+    if not 0 <= k <= n:
+        raise ValueError(f"{fn}: k = {k} is not in [0, {n}] (the row length)")
+    shape = tuple(src.shape[:-1]) + (k,)
+    index_dtype = src.index_dtype()
+    _check_index_range(fn, src, index_dtype)
+    values = src.new(shape, src.dtype)
+    indices = src.new(shape, index_dtype)
+    if values is None or indices is None:
+        raise TypeError(f"{fn}: cannot make new arrays of a {src.kind} (use torch, cupy, jax, "
+                        "numba or numpy arrays)")
+    rows = _product(src.shape[:-1])
+    if rows != 0 and k != 0:
+        key_code = _arrays.CODES[src.dtype]
+        index_code = _arrays.CODES[_arrays.INDEX_DTYPES[index_dtype][0]]
+        if src.device_type != "cuda":
+            _core.topk(False, src.ptr(), rows, n, k, values.ptr(), indices.ptr(), key_code,
+                       index_code, largest, 0, 0, 0, -1)
+        else:
+            stream = src.stream()
+            ws_ptr, ws_bytes, owner = 0, 0, None
+            need = _core.topk_workspace_bytes(rows, n, k, key_code, index_code, largest,
+                                              src.device)
+            if need:
+                provided = src.workspace(need)
+                if provided is not None:
+                    (ws_ptr, owner), ws_bytes = provided, need
+            _core.topk(True, src.ptr(), rows, n, k, values.ptr(), indices.ptr(), key_code,
+                       index_code, largest, stream, ws_ptr, ws_bytes, src.device)
+            del owner  # freed into its allocator after the call was enqueued: stream-ordered
+    return TopKResult(*_finish(values, indices))
+
+
+for _f in (sort, argsort, sort_pairs, topk):
     if _f.__doc__:  # None under python -OO
         _f.__doc__ += _COMMON_DOC
 del _f

@@ -179,6 +179,54 @@ std::size_t workspace_bytes(int op, std::size_t n, int key_code, int second_code
   return bytes;
 }
 
+// Calls f(Index{}) for argsort's index codes (u32, u64); throws for another.
+template <class F>
+void with_index_type(int code, F&& f) {
+  with_key_type(code, [&](auto index) {
+    if constexpr (is_index<decltype(index)>) {
+      f(index);
+    } else {
+      throw bitonic::error("bitonic: top-k indices are u32 or u64");
+    }
+  });
+}
+
+// The k first keys of each of `rows` rows of n keys (descending: the largest), sorted, into
+// rows of k at out_keys and out_indices: topk on the device (asynchronous on `stream`), topk_host
+// for host memory (synchronous).
+void topk(bool on_device, std::uintptr_t keys, std::size_t rows, std::size_t n, std::size_t k,
+          std::uintptr_t out_keys, std::uintptr_t out_indices, int key_code, int index_code,
+          bool descending, std::uintptr_t stream, std::uintptr_t workspace,
+          std::size_t workspace_bytes, int device) {
+  std::optional<device_scope> scope;
+  if (on_device) scope.emplace(device);
+  const bitonic::options opt = make_options(descending, false, stream, workspace, workspace_bytes);
+  with_key_type(key_code, [&](auto key) {
+    with_index_type(index_code, [&](auto index) {
+      using Key = decltype(key);
+      using Index = decltype(index);
+      const auto* in = reinterpret_cast<const Key*>(keys);
+      auto* top = reinterpret_cast<Key*>(out_keys);
+      auto* ids = reinterpret_cast<Index*>(out_indices);
+      on_device ? bitonic::topk(in, rows, n, k, top, ids, opt)
+                : bitonic::topk_host(in, rows, n, k, top, ids, opt);
+    });
+  });
+}
+
+std::size_t topk_workspace_bytes(std::size_t rows, std::size_t n, std::size_t k, int key_code,
+                                 int index_code, bool descending, int device) {
+  device_scope scope(device);
+  const bitonic::options opt = make_options(descending, false, 0, 0, 0);
+  std::size_t bytes = 0;
+  with_key_type(key_code, [&](auto key) {
+    with_index_type(index_code, [&](auto index) {
+      bytes = bitonic::topk_workspace_bytes<decltype(key), decltype(index)>(rows, n, k, opt);
+    });
+  });
+  return bytes;
+}
+
 // Orders `consumer` after the work enqueued so far on `producer` (CUDA Array Interface's
 // "stream" of the data's producer): an event, no host wait.
 void stream_wait(std::uintptr_t consumer, std::uintptr_t producer, int device) {
@@ -276,6 +324,11 @@ NB_MODULE(_core, m) {
         arg("workspace"), arg("workspace_bytes"), arg("device"), no_gil);
   m.def("workspace_bytes", &workspace_bytes, arg("op"), arg("n"), arg("key_type"),
         arg("second_type"), arg("stable"), arg("device"), arg("rows") = 1, no_gil);
+  m.def("topk", &topk, arg("on_device"), arg("keys"), arg("rows"), arg("n"), arg("k"),
+        arg("out_keys"), arg("out_indices"), arg("key_type"), arg("index_type"), arg("descending"),
+        arg("stream"), arg("workspace"), arg("workspace_bytes"), arg("device"), no_gil);
+  m.def("topk_workspace_bytes", &topk_workspace_bytes, arg("rows"), arg("n"), arg("k"),
+        arg("key_type"), arg("index_type"), arg("descending"), arg("device"), no_gil);
   m.def("stream_wait", &stream_wait, arg("consumer"), arg("producer"), arg("device"), no_gil);
   m.def("stream_synchronize", &stream_synchronize, arg("stream"), arg("device"), no_gil);
   m.def("dlpack_info", &dlpack_info, arg("capsule"));
