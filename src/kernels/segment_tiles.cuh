@@ -38,6 +38,73 @@ struct tile_params {
   rows::word_codec<W> codec;
 };
 
+//! Shared memory holds a tile with one unused word after every 32 (padded_index), so that a
+//! thread's items_per_thread consecutive words are read and written without bank conflicts.
+constexpr unsigned padded_tile = tuning::tile + tuning::tile / 32;
+__device__ __forceinline__ unsigned padded_index(unsigned i) {
+  return i + (i >> 5);
+}
+
+//! Dynamic shared memory of a block: the padded tile of words, and of positions.
+constexpr std::size_t tile_smem_bytes(std::size_t word_bytes, bool positions) {
+  return std::size_t{padded_tile} * (word_bytes + (positions ? 4 : 0));
+}
+
+//! The register step of mask Mask (partner = index ^ Mask) on a thread's consecutive words.
+template <unsigned Mask, bool Positions, class W>
+__device__ __forceinline__ void register_step(W (&word)[tuning::items_per_thread],
+                                              std::uint32_t (&position)[tuning::items_per_thread]) {
+#pragma unroll
+  for (unsigned k = 0; k < tuning::items_per_thread; ++k) {
+    const unsigned partner = k ^ Mask;
+    if (partner <= k) continue;
+    bool swap = word[partner] < word[k];
+    if constexpr (Positions)
+      swap = swap || (word[partner] == word[k] && position[partner] < position[k]);
+    if (swap) {
+      const W w = word[k];
+      word[k] = word[partner];
+      word[partner] = w;
+      if constexpr (Positions) {
+        const std::uint32_t q = position[k];
+        position[k] = position[partner];
+        position[partner] = q;
+      }
+    }
+  }
+}
+
+//! The steps of stage s whose partners lie in a thread's 16 consecutive words: the whole stage up
+//! to stage 4 (its flip included), the last four steps of later stages.
+template <bool Positions, class W>
+__device__ __forceinline__ void register_steps(
+    unsigned s, W (&word)[tuning::items_per_thread],
+    std::uint32_t (&position)[tuning::items_per_thread]) {
+  static_assert(tuning::items_per_thread == 16, "register steps are written for 16 keys a thread");
+  switch (s) {
+    case 1:
+      register_step<1, Positions>(word, position);
+      return;
+    case 2:
+      register_step<3, Positions>(word, position);
+      break;
+    case 3:
+      register_step<7, Positions>(word, position);
+      register_step<2, Positions>(word, position);
+      break;
+    case 4:
+      register_step<15, Positions>(word, position);
+      register_step<4, Positions>(word, position);
+      register_step<2, Positions>(word, position);
+      break;
+    default:
+      register_step<8, Positions>(word, position);
+      register_step<4, Positions>(word, position);
+      register_step<2, Positions>(word, position);
+  }
+  register_step<1, Positions>(word, position);
+}
+
 //! The (word, position) pairs at a and b in ascending order, positions breaking ties.
 template <class W, bool Positions>
 __device__ inline void order_pair(W* words, std::uint32_t* positions, unsigned a, unsigned b) {
@@ -59,8 +126,26 @@ template <class W, bool Positions>
 __global__ void __launch_bounds__(tuning::block_threads) tile_kernel(tile_params<W> p) {
   extern __shared__ __align__(16) unsigned char smem[];
   W* const words = reinterpret_cast<W*>(smem);
-  std::uint32_t* const positions = reinterpret_cast<std::uint32_t*>(words + tuning::tile);
+  std::uint32_t* const positions = reinterpret_cast<std::uint32_t*>(words + padded_tile);
   constexpr unsigned items = tuning::items_per_thread;
+  constexpr unsigned register_log2 = 4;  // a thread's own words: 16 consecutive ones
+  const unsigned own = threadIdx.x * items;
+  W word[items];
+  std::uint32_t position[items] = {};
+  const auto load_own = [&] {
+#pragma unroll
+    for (unsigned k = 0; k < items; ++k) {
+      word[k] = words[padded_index(own + k)];
+      if constexpr (Positions) position[k] = positions[padded_index(own + k)];
+    }
+  };
+  const auto store_own = [&] {
+#pragma unroll
+    for (unsigned k = 0; k < items; ++k) {
+      words[padded_index(own + k)] = word[k];
+      if constexpr (Positions) positions[padded_index(own + k)] = position[k];
+    }
+  };
   for (index_t block = blockIdx.x; block < p.map.first_block[classes]; block += gridDim.x) {
     unsigned c = 1;
     while (block >= p.map.first_block[c + 1])
@@ -79,28 +164,41 @@ __global__ void __launch_bounds__(tuning::block_threads) tile_kernel(tile_params
 #pragma unroll
     for (unsigned k = 0; k < items; ++k) {
       const unsigned i = k * tuning::block_threads + threadIdx.x;
-      if (i >= used) break;
-      std::uint64_t begin;
-      unsigned length;
-      segment_of(i, begin, length);
+      W w = ~W{0};  // padding: after every word of the segment (and the tile's unused slots)
       const unsigned at = i & slot_mask;
-      if (at < length) {
-        const W bits = p.keys[begin + at];
-        words[i] = Positions ? p.codec.encode_class(bits) : p.codec.encode(bits);
-      } else {
-        words[i] = ~W{0};  // padding: after every word of the segment
+      if (i < used) {
+        std::uint64_t begin;
+        unsigned length;
+        segment_of(i, begin, length);
+        if (at < length) {
+          const W bits = p.keys[begin + at];
+          w = Positions ? p.codec.encode_class(bits) : p.codec.encode(bits);
+        }
       }
-      if constexpr (Positions) positions[i] = at;
+      words[padded_index(i)] = w;
+      if constexpr (Positions) positions[padded_index(i)] = at;
     }
     __syncthreads();
-    for (network::step st{1, 0}; st.stage <= c; st = st.next()) {
-      for (unsigned t = threadIdx.x; t < used / 2; t += tuning::block_threads) {
-        const unsigned slot = (t >> (c - 1)) << c;
-        const unsigned lo = st.lower_index<unsigned>(t & (slot_mask >> 1));
-        order_pair<W, Positions>(words, positions, slot | lo, slot | unsigned(st.upper_index(lo)));
+    load_own();
+    for (unsigned s = 1; s <= c; ++s) {
+      if (s > register_log2) {  // the steps of distance 16 and more in shared memory
+        store_own();
+        __syncthreads();
+        for (network::step st{s, s - 1}; st.distance_log2 >= register_log2; st = st.next()) {
+          for (unsigned t = threadIdx.x; t < used / 2; t += tuning::block_threads) {
+            const unsigned slot = (t >> (c - 1)) << c;
+            const unsigned lo = st.lower_index<unsigned>(t & (slot_mask >> 1));
+            order_pair<W, Positions>(words, positions, padded_index(slot | lo),
+                                     padded_index(slot | unsigned(st.upper_index(lo))));
+          }
+          __syncthreads();
+        }
+        load_own();
       }
-      __syncthreads();
+      register_steps<Positions>(s, word, position);
     }
+    store_own();
+    __syncthreads();
     if constexpr (!Positions) {
 #pragma unroll
       for (unsigned k = 0; k < items; ++k) {
@@ -109,15 +207,17 @@ __global__ void __launch_bounds__(tuning::block_threads) tile_kernel(tile_params
         std::uint64_t begin;
         unsigned length;
         segment_of(i, begin, length);
-        if ((i & slot_mask) < length)
-          p.out_keys[begin + (i & slot_mask)] = p.codec.decode(words[i]);
+        if ((i & slot_mask) < length) {
+          p.out_keys[begin + (i & slot_mask)] = p.codec.decode(words[padded_index(i)]);
+        }
       }
     } else {
       // Gather first (every read of the block's segments), then write: in place is safe because
       // the segments of a tile belong to this block alone.
-      W keys[items];
+      // The registers of the network hold the gathered keys and the positions they come from.
+      W* const keys = word;
+      std::uint32_t* const from = position;
       std::uint64_t values[items];
-      std::uint32_t from[items];
 #pragma unroll
       for (unsigned k = 0; k < items; ++k) {
         const unsigned i = k * tuning::block_threads + threadIdx.x;
@@ -127,7 +227,7 @@ __global__ void __launch_bounds__(tuning::block_threads) tile_kernel(tile_params
         unsigned length;
         segment_of(i, begin, length);
         if ((i & slot_mask) >= length) continue;
-        from[k] = positions[i];
+        from[k] = positions[padded_index(i)];
         if (p.out_keys != nullptr) keys[k] = p.keys[begin + from[k]];
         if (p.value_bytes == 4)
           values[k] = static_cast<const std::uint32_t*>(p.values)[begin + from[k]];
@@ -158,7 +258,7 @@ __global__ void __launch_bounds__(tuning::block_threads) tile_kernel(tile_params
 template <class W, bool Positions>
 void launch_tiles(const tile_call& call, const tile_map& map, cudaStream_t stream) {
   constexpr auto kernel = tile_kernel<W, Positions>;
-  constexpr std::size_t smem = tuning::smem_bytes(sizeof(W), Positions);
+  constexpr std::size_t smem = tile_smem_bytes(sizeof(W), Positions);
   allow_dynamic_shared_memory<kernel>(smem, "cudaFuncSetAttribute(segments tile_kernel)");
   const tile_params<W> params{static_cast<const W*>(call.keys),
                               static_cast<W*>(call.out_keys),

@@ -162,18 +162,15 @@ struct topk_select {
 };
 
 //! Segmented sorts (segment_tiles.cuh): a block of block_threads sorts a tile of 2^tile_log2 keys
-//! in shared memory, one segment of up to a tile padded to a power of two, or several shorter
-//! ones of one power of two side by side; longer segments are sorted one by one (sort_segments).
+//! in shared memory and registers (items_per_thread consecutive keys a thread), one segment of up
+//! to a tile padded to a power of two, or several shorter ones of one power of two side by side;
+//! longer segments go to the batched sort in padded rows (sort_segments).
 struct segment_tiles {
   static constexpr unsigned block_threads = 512;
   static constexpr unsigned tile_log2 = 13;
   static constexpr unsigned tile = 1u << tile_log2;
   static constexpr unsigned items_per_thread = tile / block_threads;
   static_assert(tile % block_threads == 0, "a thread loads and stores whole items of the tile");
-  //! Dynamic shared memory of a block: the words, and with positions 4 bytes more a key.
-  static constexpr std::size_t smem_bytes(std::size_t word_bytes, bool positions) {
-    return std::size_t{tile} * (word_bytes + (positions ? 4 : 0));
-  }
 };
 
 //! The optimized plan for few tiles (first pass split, stages ending on warps) while every tile
