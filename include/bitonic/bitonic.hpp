@@ -203,20 +203,24 @@ std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t 
 //! opt.stable (equivalent keys then keep their order within the segment).
 //!
 //! How: a kernel bins the segments by length (and checks that the offsets never decrease); the
-//! call then reads how many segments each bin holds, so it **synchronises opt.stream once or
-//! twice** (as CUB's DeviceSegmentedSort does without CUDA dynamic parallelism) and cannot be
+//! call reads the first and last offsets, then how many segments each bin holds, so it
+//! **synchronises opt.stream two times** (three when a segment is longer than 8192 keys: their
+//! list), as CUB's DeviceSegmentedSort does without CUDA dynamic parallelism, and cannot be
 //! captured in a CUDA graph (bitonic::error when opt.stream is capturing). Segments of up to 8192
-//! keys are sorted in one launch in shared memory, several short segments a block, each padded to
-//! a power of two (so one long segment never stalls a block of short ones); a longer segment is
-//! sorted by `sort` (sort_pairs, argsort for the other forms) on its own. Memory:
-//! segments_workspace_bytes<Key>(num_keys, num_segments, opt) bytes (12 bytes a segment for the
-//! bins, 16 a possible long segment, and what the longest segment's sort needs) from
-//! opt.workspace or else the library's pool, as for `sort`.
+//! keys are sorted in one launch in shared memory and registers, several short segments a block,
+//! each padded to a power of two (so one long segment never stalls a block of short ones); longer
+//! segments are copied, class by class, into rows of a power of two (padded with the key that
+//! sorts last), sorted by sort_batched (sort_batched_pairs, argsort_batched for the other forms)
+//! and copied back. Memory: segments_workspace_bytes<Key>(num_keys, num_segments, opt) bytes (12
+//! bytes a segment for the bins, 16 a possible long segment, the padded rows of the long
+//! segments and their batched sort's scratch) from opt.workspace or else the library's pool, as
+//! for `sort`.
 //!
 //! Preconditions: d_offsets holds num_segments + 1 non-decreasing offsets in device memory (null
 //! only when num_segments is 0); d_keys holds d_offsets[num_segments] keys in device memory.
 //! opt.algo automatic or optimized. Complexity: per segment of m keys O(m log^2 m) comparisons;
-//! one read and write of the keys for segments of up to 8192 keys.
+//! one read and write of the keys for segments of up to 8192 keys; longer ones cost a batched
+//! sort of their padded rows (at most twice their keys) plus two copies.
 //! Throws bitonic::error (keys untouched) on bad arguments, offsets that decrease (naming the
 //! first such segment), too small a workspace, a capturing stream, or for another algorithm.
 template <class Key, class Offset>
@@ -225,9 +229,10 @@ void sort_segments(Key* d_keys, const Offset* d_offsets, std::size_t num_segment
 
 //! sort_segments for (key, value) records: d_keys[i] and d_values[i] are one record, and within
 //! each segment both arrays end in the sorted order of the keys (values of 4 or 8 bytes moved as
-//! bits). Not stable unless opt.stable; segments of up to 8192 keys come out stable either way.
-//! Segments longer than 8192 keys are sorted by sort_pairs. Preconditions and errors as for
-//! sort_segments, for both arrays, which must not overlap.
+//! bits). Stable whatever opt.stable says (records with equivalent keys keep their order within
+//! the segment): short segments break ties by position, and long ones take the stable
+//! sort_batched_pairs so that the padding stays behind the records. Preconditions and errors as
+//! for sort_segments, for both arrays, which must not overlap.
 template <class Key, class Value, class Offset>
 void sort_segments_pairs(Key* d_keys, Value* d_values, const Offset* d_offsets,
                          std::size_t num_segments, const options& opt = {});
@@ -235,8 +240,9 @@ void sort_segments_pairs(Key* d_keys, Value* d_values, const Offset* d_offsets,
 //! argsort of each segment on its own: d_indices[j] for j in segment i is the index within the
 //! segment (0 .. its length - 1) of its (j - d_offsets[i])-th key in sorted order; stable
 //! whatever opt.stable says; keys untouched. Index std::uint32_t or std::uint64_t. Segments
-//! longer than 8192 keys are sorted by argsort. Preconditions and errors as for sort_segments,
-//! for both arrays, which must not overlap.
+//! longer than 8192 keys go through argsort_batched in padded rows. Preconditions and errors as
+//! for sort_segments, for both arrays, which must not overlap; a segment holds at most 2^32 keys
+//! (as for the pairs and stable forms).
 template <class Key, class Index, class Offset>
 void argsort_segments(const Key* d_keys, Index* d_indices, const Offset* d_offsets,
                       std::size_t num_segments, const options& opt = {});

@@ -1,8 +1,9 @@
 // sort_segments, sort_segments_pairs and argsort_segments: the segments binned by length on the
-// device (kernels/segment_bins.cuh), the bins' counts read back (the one synchronisation), the
-// short segments sorted by one segment-tile launch (kernels/segment_tiles.cuh, per key size), the
-// long ones by the precompiled one-array entry points on their keys. The typed entry points only
-// describe their arrays; run_segments does the rest with the types erased.
+// device (kernels/segment_bins.cuh), the bins' counts read back (the call's synchronisations),
+// the short segments sorted by one segment-tile launch (kernels/segment_tiles.cuh, per key size),
+// the long ones copied class by class into padded rows (kernels/segment_rows.cuh) and sorted by
+// the precompiled batched entry points. The typed entry points only describe their arrays and
+// their batched sort; run_segments does the rest with the types erased.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
