@@ -176,8 +176,8 @@ void read_offset(const segments_request& r, std::size_t i, std::uint64_t& out) {
              "sort_segments: cudaMemcpyAsync of an offset");
 }
 
+//! The keys (and values or indices) of `keys` elements: device memory, apart from each other.
 void check_arrays(const segments_request& r, std::uint64_t keys) {
-  const std::string caller = r.caller;
   runtime::require_device_range(r.keys, keys, r.key_bytes, r.key_bytes, r.caller);
   if (r.value_bytes != 0) {
     runtime::require_device_range(r.values, keys, r.value_bytes, r.value_bytes, r.caller,
