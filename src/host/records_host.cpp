@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <new>
 #include <numeric>
 #include <string>
 #include <type_traits>
 
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
+#include "host/host_array.hpp"
 #include "host/staging.hpp"
 #include "host/transfer.hpp"
 #include "runtime/stream_buffer.hpp"
@@ -24,17 +24,6 @@ namespace host {
 namespace {
 
 constexpr std::size_t max_device_records = std::size_t{1} << 32;
-
-//! An uninitialised host array of n T, or bitonic::error naming `caller` when memory is short.
-template <class T>
-std::unique_ptr<T[]> host_array(std::size_t n, const char* caller) {
-  std::unique_ptr<T[]> a(new (std::nothrow) T[n]);
-  if (!a) {
-    throw error(std::string(caller) + ": not enough host memory for " + std::to_string(n) +
-                " elements of " + std::to_string(sizeof(T)) + " bytes");
-  }
-  return a;
-}
 
 //! The stable sorted order of h_keys[0, n) in opt.direction, on the CPU.
 template <class Key>

@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <new>
 #include <numeric>
 #include <string>
 #include <type_traits>
 
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
+#include "host/host_array.hpp"
 #include "host/staging.hpp"
 #include "host/transfer.hpp"
 #include "runtime/stream_buffer.hpp"
@@ -27,11 +27,7 @@ namespace {
 template <class Key, class Index>
 void topk_on_cpu(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t k,
                  Key* h_out_keys, Index* h_out_indices, const options& opt, const char* caller) {
-  std::unique_ptr<std::size_t[]> order(new (std::nothrow) std::size_t[n]);
-  if (!order) {
-    throw error(std::string(caller) + ": not enough host memory for " + std::to_string(n) +
-                " positions");
-  }
+  const std::unique_ptr<std::size_t[]> order = host_array<std::size_t>(n, caller);
   api::with_order(opt.direction, [&](auto less) {
     for (std::size_t r = 0; r < batch; ++r) {
       const Key* keys = h_keys + r * n;
