@@ -1,9 +1,12 @@
 // Segmented sorts, the segments of up to a tile: a block loads a tile of 2^tile_log2 words into
 // shared memory, one binned segment of class c or several side by side, each padded to 2^c with
 // the greatest word, and runs the network's stages 1..c (network.hpp's steps inside every 2^c
-// slot), then writes each segment back. Why it is fast enough: every key is read and written once,
-// short segments share a block (so 2-key segments cost what 8192-key tiles cost per key, not a
-// block each), and one long segment never holds up a block of short ones (it is sorted apart).
+// slot), then writes each segment back. Why it is fast enough: every key is read and written once;
+// each thread keeps 16 consecutive words in registers, where the steps of distance < 16 (stages
+// 1-4 whole, the last four steps of later stages) run without a barrier, and only the longer
+// steps go through shared memory (padded one word in 32, so a thread's run of 16 is read without
+// bank conflicts); short segments share a block (2-key segments cost what 8192-key tiles cost per
+// key, not a block each), and one long segment never holds up a block of short ones.
 // Words are key_order.hpp's unsigned words of one size (word_codec: the key type's map at run
 // time), so there is one kernel per key size. With positions each word carries its index in the
 // segment as a tie-break: the sort is stable, and keys, values and indices are gathered through
