@@ -1,5 +1,6 @@
 // The batched mode of the benchmark: for each key type and array size, bitonic::sort_batched (the
-// default call) and CUB's two segmented sorts on the same arrays, timed as the keys-only mode
+// default call), bitonic::sort_segments (the arrays as segments) and CUB's two segmented sorts on
+// the same arrays, timed as the keys-only mode
 // times (CUDA events around the sort alone, a warm-up, the median of the runs, each run on a fresh
 // copy of the unsorted keys), each result checked against std::sort of every array.
 #include "bench/batched.hpp"

@@ -1,6 +1,6 @@
 // The batched mode of the benchmark (bench --batched): many arrays of one size sorted each on its
-// own, a fixed number of keys in all, bitonic::sort_batched against CUB's segmented sorts in the
-// same process, each result checked against std::sort of every array.
+// own, a fixed number of keys in all, bitonic::sort_batched and sort_segments against CUB's
+// segmented sorts in the same process, each result checked against std::sort of every array.
 #pragma once
 
 #include <cstddef>
