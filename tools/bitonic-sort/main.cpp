@@ -74,7 +74,8 @@ commands:
                             )" +
          record_algos + R"(
             --batched SIZES batched mode: arrays of each of these sizes (comma list), --total
-                            keys in all, each sorted on its own by sort_batched, against CUB's
+                            keys in all, each sorted on its own by sort_batched and by
+                            sort_segments (the arrays as segments), against CUB's
                             DeviceSegmentedSort and DeviceSegmentedRadixSort (its own rows;
                             no --algo, --host or --values)
             --total N       keys in all in the batched mode (default 16777216)
