@@ -1,8 +1,9 @@
 // Segmented sorts: which block of the segment-tile launch sorts which segments. Segments are
 // binned by length: class c (1 <= c <= tile_log2) holds the lengths 2^(c-1) + 1 .. 2^c, each
 // padded to 2^c in a tile of 2^tile_log2 keys, so a block sorts 2^(tile_log2 - c) segments of one
-// class side by side; class 0 (fewer than 2 keys) needs nothing; longer segments are sorted one by
-// one. The bins list the short segments class by class; blocks take them in that order.
+// class side by side; class 0 (fewer than 2 keys) needs nothing; longer segments go to the batched
+// sorts in padded rows (api/segments.cpp). The bins list the short segments class by class; blocks
+// take them in that order.
 #pragma once
 
 #include <array>
