@@ -53,6 +53,24 @@ constexpr std::size_t tile_smem_bytes(std::size_t word_bytes, bool positions) {
   return std::size_t{padded_tile} * (word_bytes + (positions ? 4 : 0));
 }
 
+//! The (word, position) pairs (wa, pa) and (wb, pb) in ascending order, positions breaking ties
+//! (keys only: the words alone); in registers or shared memory alike.
+template <bool Positions, class W>
+__device__ __forceinline__ void order_pair(W& wa, W& wb, std::uint32_t& pa, std::uint32_t& pb) {
+  const W a = wa, b = wb;
+  bool swap = b < a;
+  if constexpr (Positions) swap = swap || (b == a && pb < pa);
+  if (swap) {
+    wa = b;
+    wb = a;
+    if constexpr (Positions) {
+      const std::uint32_t q = pa;
+      pa = pb;
+      pb = q;
+    }
+  }
+}
+
 //! The register step of mask Mask (partner = index ^ Mask) on a thread's consecutive words.
 template <unsigned Mask, bool Positions, class W>
 __device__ __forceinline__ void register_step(W (&word)[tuning::items_per_thread],
@@ -60,20 +78,7 @@ __device__ __forceinline__ void register_step(W (&word)[tuning::items_per_thread
 #pragma unroll
   for (unsigned k = 0; k < tuning::items_per_thread; ++k) {
     const unsigned partner = k ^ Mask;
-    if (partner <= k) continue;
-    bool swap = word[partner] < word[k];
-    if constexpr (Positions)
-      swap = swap || (word[partner] == word[k] && position[partner] < position[k]);
-    if (swap) {
-      const W w = word[k];
-      word[k] = word[partner];
-      word[partner] = w;
-      if constexpr (Positions) {
-        const std::uint32_t q = position[k];
-        position[k] = position[partner];
-        position[partner] = q;
-      }
-    }
+    if (partner > k) order_pair<Positions>(word[k], word[partner], position[k], position[partner]);
   }
 }
 
@@ -106,23 +111,6 @@ __device__ __forceinline__ void register_steps(
       register_step<2, Positions>(word, position);
   }
   register_step<1, Positions>(word, position);
-}
-
-//! The (word, position) pairs at a and b in ascending order, positions breaking ties.
-template <class W, bool Positions>
-__device__ inline void order_pair(W* words, std::uint32_t* positions, unsigned a, unsigned b) {
-  const W wa = words[a], wb = words[b];
-  bool swap = wb < wa;
-  if constexpr (Positions) swap = swap || (wb == wa && positions[b] < positions[a]);
-  if (swap) {
-    words[a] = wb;
-    words[b] = wa;
-    if constexpr (Positions) {
-      const std::uint32_t pa = positions[a];
-      positions[a] = positions[b];
-      positions[b] = pa;
-    }
-  }
 }
 
 template <class W, bool Positions>
@@ -191,8 +179,9 @@ __global__ void __launch_bounds__(tuning::block_threads) tile_kernel(tile_params
           for (unsigned t = threadIdx.x; t < used / 2; t += tuning::block_threads) {
             const unsigned slot = (t >> (c - 1)) << c;
             const unsigned lo = st.lower_index<unsigned>(t & (slot_mask >> 1));
-            order_pair<W, Positions>(words, positions, padded_index(slot | lo),
-                                     padded_index(slot | unsigned(st.upper_index(lo))));
+            const unsigned a = padded_index(slot | lo);
+            const unsigned b = padded_index(slot | unsigned(st.upper_index(lo)));
+            order_pair<Positions>(words[a], words[b], positions[a], positions[b]);
           }
           __syncthreads();
         }
