@@ -201,13 +201,8 @@ def topk(x, k, *, largest=True, dim=-1, sorted=True):
                        index_code, largest, 0, 0, 0, -1)
         else:
             stream = src.stream()
-            ws_ptr, ws_bytes, owner = 0, 0, None
-            need = _core.topk_workspace_bytes(rows, n, k, key_code, index_code, largest,
-                                              src.device)
-            if need:
-                provided = src.workspace(need)
-                if provided is not None:
-                    (ws_ptr, owner), ws_bytes = provided, need
+            ws_ptr, ws_bytes, owner = _workspace(src, _core.topk_workspace_bytes(
+                rows, n, k, key_code, index_code, largest, src.device))
             _core.topk(True, src.ptr(), rows, n, k, values.ptr(), indices.ptr(), key_code,
                        index_code, largest, stream, ws_ptr, ws_bytes, src.device)
             del owner  # freed into its allocator after the call was enqueued: stream-ordered
@@ -388,15 +383,23 @@ def _run(op, keys, second, descending, stable, sorts_rows_of_one=False):
                   stable, 0, 0, 0, -1)
         return
     stream = keys.stream()
-    ws_ptr, ws_bytes, owner = 0, 0, None
-    need = _core.workspace_bytes(op, n, key_code, second_code, stable, keys.device, rows)
-    if need:
-        provided = keys.workspace(need)
-        if provided is not None:
-            (ws_ptr, owner), ws_bytes = provided, need
+    ws_ptr, ws_bytes, owner = _workspace(
+        keys, _core.workspace_bytes(op, n, key_code, second_code, stable, keys.device, rows))
     _core.run(op, True, keys.ptr(), second_ptr, rows, n, key_code, second_code, descending,
               stable, stream, ws_ptr, ws_bytes, keys.device)
     del owner  # freed into its allocator after the sort was enqueued: stream-ordered
+
+
+def _workspace(a, need):
+    """(pointer, bytes, owner) of `need` bytes of scratch from a's framework allocator, the owner
+    kept alive until the call is enqueued; (0, 0, None) when none is needed or a's kind has no
+    allocator (the library's pool provides it)."""
+    if need:
+        provided = a.workspace(need)
+        if provided is not None:
+            (ptr, owner) = provided
+            return ptr, need, owner
+    return 0, 0, None
 
 
 def _finish(*arrays):
