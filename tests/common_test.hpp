@@ -283,6 +283,23 @@ template <class Key>
   return ::testing::AssertionFailure() << out.str();
 }
 
+//! Success when a and b hold the same elements bit for bit at every position (float keys: NaN
+//! payloads and the signs of zeros included).
+template <class T>
+::testing::AssertionResult same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) {
+    return ::testing::AssertionFailure() << a.size() << " elements against " << b.size();
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) {
+      return ::testing::AssertionFailure()
+             << "bits differ at " << i << " of " << a.size() << ": 0x" << std::hex
+             << +tools::key_bits(a[i]) << " against 0x" << +tools::key_bits(b[i]);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 //! Success when `call` throws bitonic::error whose message contains every one of `needles`.
 inline ::testing::AssertionResult throws_error(const std::function<void()>& call,
                                                std::initializer_list<std::string_view> needles) {

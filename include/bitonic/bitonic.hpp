@@ -2,9 +2,9 @@
 //
 // Plain C++ header: usable from .cpp files compiled by any C++20 compiler. The sort entry points
 // are precompiled for int32_t, uint32_t, int64_t, uint64_t, float and double keys, and the
-// keys-only ones (sort, workspace_bytes, sort_on_cpu, sort_host) also for int8_t, uint8_t, int16_t,
-// uint16_t,
-// __half and __nv_bfloat16 (include <cuda_fp16.h> / <cuda_bf16.h> for those two).
+// keys-only ones (sort in place and out of place, workspace_bytes, sort_on_cpu, sort_host) also
+// for int8_t, uint8_t, int16_t, uint16_t, __half and __nv_bfloat16 (include <cuda_fp16.h> /
+// <cuda_bf16.h> for those two).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -108,6 +108,19 @@ bool gpu_available() noexcept;
 //! on a failing CUDA call, with the call's name and CUDA's error string.
 template <class Key>
 void sort(Key* d_keys, std::size_t n, const options& opt = {});
+
+//! Sorts `n` keys from d_in into d_out (CUB's SortKeys with d_keys_in and d_keys_out): d_out ends
+//! as `sort` would leave the keys, and d_in is not changed. d_out == d_in is `sort` in place.
+//! Same order, stability, options, workspace (workspace_bytes<Key>(n, opt): it must not overlap
+//! either array), streams and complexity as `sort`; no extra memory and no extra pass where the
+//! plan starts with a pass over tiles, which then reads d_in (optimized at every size but those
+//! of its one-cluster launch, 2^14..2^16 four-byte keys on devices with clusters, and its in-place
+//! plan past the L2 block; 1- and 2-byte keys too, whose words are widened from d_in); otherwise,
+//! and for stable float sorts, d_in is first copied into d_out (one pass over the keys).
+//! Preconditions: as for `sort`, for both arrays, which either are the same or do not overlap.
+//! Throws bitonic::error (both arrays untouched) as `sort` does, and when the arrays overlap.
+template <class Key>
+void sort(const Key* d_in, Key* d_out, std::size_t n, const options& opt = {});
 
 //! Bytes of workspace that `sort<Key>(d_keys, n, opt)` needs on the current device so that it
 //! allocates nothing (opt.workspace and opt.workspace_bytes are ignored here); 0 when the plan
@@ -255,6 +268,22 @@ template <class Key>
 std::size_t segments_workspace_bytes(std::size_t num_keys, std::size_t num_segments,
                                      const options& opt = {}, std::size_t value_bytes = 0,
                                      std::size_t index_bytes = 0);
+
+//! sort_segments for keys and offsets in host memory (pageable or pinned), synchronous like
+//! sort_host, with the same result as sort_segments (bit for bit when opt.stable; otherwise the
+//! same keys in the same order, equivalent keys in some order of theirs). With a GPU, when the
+//! keys from h_offsets[0] to h_offsets[num_segments], the offsets and segments_workspace_bytes
+//! fit the device memory the call may use (opt.max_device_bytes, or what is free), they pass
+//! through sort_host's staging buffers to the device, sort_segments sorts them and they come
+//! back; otherwise, or without a GPU, the CPU sorts each segment with std::sort (std::stable_sort
+//! with opt.stable) under the order of `sort`, one segment after another on one thread.
+//! Preconditions: as for sort_segments, in host memory. Throws bitonic::error (keys untouched) on
+//! null pointers with segments to sort, offsets that decrease (naming the first such segment),
+//! bad options, failing CUDA calls or allocations. Complexity: per segment of m keys O(m log m)
+//! comparisons on the CPU, as sort_segments on the device, plus O(n) transfers.
+template <class Key, class Offset>
+void sort_segments_host(Key* h_keys, const Offset* h_offsets, std::size_t num_segments,
+                        const options& opt = {});
 
 //! The k first keys of each of `batch` arrays of `n` keys in the order of opt.direction, sorted:
 //! ascending gives the k smallest keys of each array, order::descending the k largest (as
@@ -434,8 +463,8 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
 //! 1- and 2-byte keys: int8_t, uint8_t, int16_t, uint16_t, __half and __nv_bfloat16 (CUDA's
 //! half and bfloat16, in the total order of float: NaNs last when ascending and first when
 //! descending, -0.0 equal to +0.0; order.hpp's ascending_less orders them). For these the
-//! keys-only entry points are precompiled (sort, workspace_bytes, sort_on_cpu, sort_host, with the
-//! contracts above); sort_pairs and argsort are not.
+//! keys-only entry points are precompiled (sort in place and out of place, workspace_bytes,
+//! sort_on_cpu, sort_host, with the contracts above); sort_pairs and argsort are not.
 //!
 //! How: the network does not run on them. Each key is widened to a 32-bit word whose unsigned `<`
 //! refines the key order (its bits zero-extended: integers with the sign bit flipped, half and
@@ -466,6 +495,8 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
   template <>                                                    \
   void sort<Key>(Key*, std::size_t, const options&);             \
   template <>                                                    \
+  void sort<Key>(const Key*, Key*, std::size_t, const options&); \
+  template <>                                                    \
   std::size_t workspace_bytes<Key>(std::size_t, const options&); \
   template <>                                                    \
   void sort_on_cpu<Key>(Key*, std::size_t, const options&);      \
@@ -485,6 +516,7 @@ BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
 
 #define BITONIC_DECLARE_KEY(Key)                                                                  \
   extern template void sort<Key>(Key*, std::size_t, const options&);                              \
+  extern template void sort<Key>(const Key*, Key*, std::size_t, const options&);                  \
   extern template std::size_t workspace_bytes<Key>(std::size_t, const options&);                  \
   extern template void sort_batched<Key>(Key*, std::size_t, std::size_t, const options&);         \
   extern template std::size_t batched_workspace_bytes<Key>(std::size_t, std::size_t,              \
@@ -496,7 +528,11 @@ BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
   extern template void sort_segments<Key, std::uint32_t>(Key*, const std::uint32_t*, std::size_t, \
                                                          const options&);                         \
   extern template void sort_segments<Key, std::uint64_t>(Key*, const std::uint64_t*, std::size_t, \
-                                                         const options&);
+                                                         const options&);                         \
+  extern template void sort_segments_host<Key, std::uint32_t>(Key*, const std::uint32_t*,         \
+                                                              std::size_t, const options&);       \
+  extern template void sort_segments_host<Key, std::uint64_t>(Key*, const std::uint64_t*,         \
+                                                              std::size_t, const options&);
 BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
 #undef BITONIC_DECLARE_KEY
 

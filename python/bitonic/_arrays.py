@@ -19,8 +19,11 @@ DTYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 CODES = {name: code for code, name in enumerate(DTYPES)}
 FLOATS = frozenset({"float32", "float64"})
 #: The C++ entry points by _core's operation codes.
-OPS = ("sort", "sort_pairs", "argsort")
-SORT, SORT_PAIRS, ARGSORT = range(len(OPS))
+OPS = ("sort", "sort_pairs", "argsort", "sort_copy")
+SORT, SORT_PAIRS, ARGSORT, SORT_COPY = range(len(OPS))
+#: Offset dtypes of sort_segments, with the C++ offset type whose bits they share (offsets are
+#: never negative).
+OFFSET_DTYPES = {"int32": "uint32", "uint32": "uint32", "int64": "uint64", "uint64": "uint64"}
 #: Index dtypes argsort writes (C++ uint32_t/uint64_t indices, whose bits they share below 2^31 and
 #: 2^63), with the largest row length each can index.
 INDEX_DTYPES = {"int64": ("uint64", 1 << 63), "uint64": ("uint64", 1 << 64),
@@ -81,6 +84,7 @@ class Adapter:
     writeable = True
     immutable = False  # JAX: arrays are values; in-place sorting of them is refused
     writes_indices = False  # fill_iota works: the kinds whose library makes arrays (new, copy)
+    empty_is_free = False  # new() without iota allocates and writes nothing (torch, cupy)
 
     def __init__(self, x):
         self.x = x
@@ -157,6 +161,7 @@ class NumpyArray(Adapter):
 class TorchTensor(Adapter):
     kind = "torch.Tensor"
     writes_indices = True
+    empty_is_free = True
     _dtypes = None
 
     def __init__(self, x):
@@ -216,6 +221,7 @@ class CupyArray(Adapter):
     kind = "cupy.ndarray"
     device_type = "cuda"
     writes_indices = True
+    empty_is_free = True
 
     def __init__(self, x):
         super().__init__(x)

@@ -80,9 +80,10 @@ bitonic::options make_options(bool descending, bool stable, std::uintptr_t strea
 }
 
 // The entry points, by the codes the Python layer uses (bitonic._arrays.OPS keeps the same order).
-// The second array: sort_pairs' values (any key type's code: they move as bits) or argsort's
-// indices (u32 or u64); sort has none and passes its key type's code.
-enum class operation : int { sort, sort_pairs, argsort };
+// The second array: sort_pairs' values (any key type's code: they move as bits), argsort's
+// indices (u32 or u64) or sort_copy's output (the keys' type); sort has none and passes its key
+// type's code.
+enum class operation : int { sort, sort_pairs, argsort, sort_copy };
 
 template <class T>
 constexpr bool is_index = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
@@ -91,8 +92,12 @@ constexpr bool is_index = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, 
 template <class F>
 void with_types(int op, int key_code, int second_code, F&& f) {
   const auto what = static_cast<operation>(op);
-  if (what != operation::sort && what != operation::sort_pairs && what != operation::argsort) {
+  if (what != operation::sort && what != operation::sort_pairs && what != operation::argsort &&
+      what != operation::sort_copy) {
     throw bitonic::error("bitonic: unknown operation code " + std::to_string(op));
+  }
+  if (what == operation::sort_copy && key_code != second_code) {
+    throw bitonic::error("bitonic: sort_copy writes keys of the input's type");
   }
   with_key_type(key_code, [&](auto key) {
     with_key_type(second_code, [&](auto second) {
@@ -107,6 +112,7 @@ void with_types(int op, int key_code, int second_code, F&& f) {
 // Whether `rows` rows of `n` keys on the device go to the batched entry points in one call: rows
 // of records (and stable float sorts, which run as records) when they are at most 2^32 in all.
 bool batched(operation what, std::size_t rows, std::size_t n, bool stable) {
+  if (what == operation::sort_copy) return false;  // a row at a time (the Python layer: one row)
   const bool records = what != operation::sort || stable;
   return rows > 1 && (!records || rows * n <= (std::size_t{1} << 32));
 }
@@ -141,6 +147,11 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
       Second* s = second != 0 ? reinterpret_cast<Second*>(second) + row * n : nullptr;
       if (what == operation::sort) {
         on_device ? bitonic::sort(k, n, opt) : bitonic::sort_host(k, n, opt);
+      } else if (what == operation::sort_copy) {
+        if constexpr (std::is_same_v<Key, Second>) {
+          if (!on_device) throw bitonic::error("bitonic: sort_copy sorts device arrays");
+          bitonic::sort(static_cast<const Key*>(k), s, n, opt);
+        }
       } else if (what == operation::sort_pairs) {
         on_device ? bitonic::sort_pairs(k, s, n, opt) : bitonic::sort_pairs_host(k, s, n, opt);
       } else if constexpr (is_index<Second>) {
@@ -168,7 +179,7 @@ std::size_t workspace_bytes(int op, std::size_t n, int key_code, int second_code
       } else if constexpr (is_index<Second>) {
         bytes = bitonic::batched_argsort_workspace_bytes<Key, Second>(rows, n, opt);
       }
-    } else if (what == operation::sort) {
+    } else if (what == operation::sort || what == operation::sort_copy) {
       bytes = bitonic::workspace_bytes<Key>(n, opt);
     } else if (what == operation::sort_pairs) {
       bytes = bitonic::pairs_workspace_bytes<Key, Second>(n, opt);
@@ -179,14 +190,14 @@ std::size_t workspace_bytes(int op, std::size_t n, int key_code, int second_code
   return bytes;
 }
 
-// Calls f(Index{}) for argsort's index codes (u32, u64); throws for another.
+// Calls f(Index{}) for the codes of indices and offsets (u32, u64); throws for another.
 template <class F>
 void with_index_type(int code, F&& f) {
   with_key_type(code, [&](auto index) {
     if constexpr (is_index<decltype(index)>) {
       f(index);
     } else {
-      throw bitonic::error("bitonic: top-k indices are u32 or u64");
+      throw bitonic::error("bitonic: indices and offsets are u32 or u64");
     }
   });
 }
@@ -223,6 +234,39 @@ std::size_t topk_workspace_bytes(std::size_t rows, std::size_t n, std::size_t k,
     with_index_type(index_code, [&](auto index) {
       bytes = bitonic::topk_workspace_bytes<decltype(key), decltype(index)>(rows, n, k, opt);
     });
+  });
+  return bytes;
+}
+
+// Sorts each of `num_segments` segments of the keys (CSR offsets of the offset code's type, u32 or
+// u64): sort_segments on the device (which synchronises `stream`), sort_segments_host for host
+// memory.
+void sort_segments(bool on_device, std::uintptr_t keys, std::uintptr_t offsets,
+                   std::size_t num_segments, int key_code, int offset_code, bool descending,
+                   bool stable, std::uintptr_t stream, std::uintptr_t workspace,
+                   std::size_t workspace_bytes, int device) {
+  std::optional<device_scope> scope;
+  if (on_device) scope.emplace(device);
+  const bitonic::options opt = make_options(descending, stable, stream, workspace, workspace_bytes);
+  with_key_type(key_code, [&](auto key) {
+    with_index_type(offset_code, [&](auto offset) {
+      using Key = decltype(key);
+      using Offset = decltype(offset);
+      auto* k = reinterpret_cast<Key*>(keys);
+      const auto* o = reinterpret_cast<const Offset*>(offsets);
+      on_device ? bitonic::sort_segments(k, o, num_segments, opt)
+                : bitonic::sort_segments_host(k, o, num_segments, opt);
+    });
+  });
+}
+
+std::size_t segments_workspace_bytes(std::size_t num_keys, std::size_t num_segments, int key_code,
+                                     bool stable, int device) {
+  device_scope scope(device);
+  const bitonic::options opt = make_options(false, stable, 0, 0, 0);
+  std::size_t bytes = 0;
+  with_key_type(key_code, [&](auto key) {
+    bytes = bitonic::segments_workspace_bytes<decltype(key)>(num_keys, num_segments, opt);
   });
   return bytes;
 }
@@ -329,6 +373,11 @@ NB_MODULE(_core, m) {
         arg("stream"), arg("workspace"), arg("workspace_bytes"), arg("device"), no_gil);
   m.def("topk_workspace_bytes", &topk_workspace_bytes, arg("rows"), arg("n"), arg("k"),
         arg("key_type"), arg("index_type"), arg("descending"), arg("device"), no_gil);
+  m.def("sort_segments", &sort_segments, arg("on_device"), arg("keys"), arg("offsets"),
+        arg("num_segments"), arg("key_type"), arg("offset_type"), arg("descending"), arg("stable"),
+        arg("stream"), arg("workspace"), arg("workspace_bytes"), arg("device"), no_gil);
+  m.def("segments_workspace_bytes", &segments_workspace_bytes, arg("num_keys"), arg("num_segments"),
+        arg("key_type"), arg("stable"), arg("device"), no_gil);
   m.def("stream_wait", &stream_wait, arg("consumer"), arg("producer"), arg("device"), no_gil);
   m.def("stream_synchronize", &stream_synchronize, arg("stream"), arg("device"), no_gil);
   m.def("dlpack_info", &dlpack_info, arg("capsule"));

@@ -91,6 +91,23 @@ def test_torch_rows_and_errors(torch):
     assert not bitonic.sort(g).requires_grad  # no autograd: a plain result
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_out_of_place_tiny_and_cluster_sizes(torch, cupy, dtype):
+    """1-d GPU results are sorted from x straight into a new empty array (the C++ sort from d_in
+    to d_out): every key written at n = 1 and 2, x untouched, and at the one-cluster sizes, whose
+    plan copies first."""
+    for n in (0, 1, 2, 3, 16384, 65536, (1 << 17) + 1):
+        host = make_keys(n, dtype)
+        for x, to_host in ((torch.from_numpy(host).cuda(), lambda a: a.cpu().numpy()),
+                           (cupy.asarray(host), cupy.asnumpy)):
+            for descending in (False, True):
+                assert_sorted_like(to_host(bitonic.sort(x, descending=descending)), host,
+                                   descending)
+                assert_sorted_like(to_host(bitonic.sort(x, descending=descending, stable=True)),
+                                   host, descending)
+            assert np.array_equal(to_host(x).view(np.uint8), host.view(np.uint8)), "x changed"
+
+
 def test_torch_cpu_tensor():
     torch = pytest.importorskip("torch")
     for dtype in ("int32", "int64", "float32", "float64"):

@@ -79,6 +79,9 @@ def test_torch_rows(torch, dtype):
             assert np.array_equal(indices.cpu().numpy(), want_i), (dtype, shape, k, largest)
             assert np.array_equal(bits(values.cpu().numpy()), bits(want_v))
         if dtype == "float32":  # the same keys as torch.topk (its ties may differ)
-            theirs = torch.topk(x, k, dim=-1, largest=True, sorted=True).values
-            ours = bitonic.topk(x, k).values
-            assert torch.equal(ours.nan_to_num(0.5), theirs.nan_to_num(0.5))
+            # Without NaNs: torch.topk (2.11, CUDA) returned NaN for every one of the 1000 keys
+            # of a row of 1000 that held some NaNs, where the reference above has them all.
+            clean = torch.where(torch.isnan(x), torch.zeros_like(x), x)
+            theirs = torch.topk(clean, k, dim=-1, largest=True, sorted=True).values
+            ours = bitonic.topk(clean, k).values
+            assert torch.equal(ours, theirs), (shape, k)

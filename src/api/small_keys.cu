@@ -15,6 +15,7 @@
 #include "api/options.hpp"
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "kernels/small_keys.cuh"
 #include "runtime/device.hpp"
 #include "runtime/stream_buffer.hpp"
@@ -70,9 +71,11 @@ void require_stable_positions(std::size_t n, const char* caller) {
   }
 }
 
-//! Sorts d_keys[0, n), n >= 2, through words of type Word in the scratch.
+//! Sorts d_in[0, n), n >= 2, into d_out[0, n) (the same array, or one apart from it) through
+//! words of type Word in the scratch.
 template <class Word, class Key>
-void sort_through_words(Key* d_keys, std::size_t n, const options& opt, const char* caller) {
+void sort_through_words(const Key* d_in, Key* d_out, std::size_t n, const options& opt,
+                        const char* caller) {
   {  // both kernels loaded before the keys can change (the word sort loads its own)
     const kernels::load_only_scope loading;
     small::launch_widen<Key, Word>(nullptr, nullptr, 0, false, opt.stream);
@@ -80,30 +83,48 @@ void sort_through_words(Key* d_keys, std::size_t n, const options& opt, const ch
   }
   const small_layout l = layout_for<Word>(n, opt);
   runtime::stream_buffer<std::byte> owned;
-  std::byte* const base = workspace_or_pool(opt, l.bytes, {{d_keys, n * sizeof(Key), "the keys"}},
-                                            owned, caller, sizing);
+  const std::size_t keys_bytes = n * sizeof(Key);
+  std::byte* const base = workspace_or_pool(
+      opt, l.bytes,
+      {{d_out, keys_bytes, "the keys"}, {d_in, d_in != d_out ? keys_bytes : 0, "d_in"}}, owned,
+      caller, sizing);
   Word* const words = reinterpret_cast<Word*>(base);
   options word_sort = word_options<Word>(opt);
   if (l.sort_bytes != 0) {
     word_sort.workspace = base + l.sort;
     word_sort.workspace_bytes = l.sort_bytes;
   }
-  small::launch_widen(d_keys, words, n, opt.direction == order::descending, opt.stream);
+  small::launch_widen(d_in, words, n, opt.direction == order::descending, opt.stream);
   bitonic::sort(words, n, word_sort);
-  small::launch_narrow(words, d_keys, n, opt.stream);
+  small::launch_narrow(words, d_out, n, opt.stream);
 }
 
+//! sort of d_in[0, n) into d_out (in place when they are the same array): widened from d_in,
+//! narrowed into d_out, so out of place costs nothing more.
 template <class Key>
-void sort_small(Key* d_keys, std::size_t n, const options& opt) {
+void sort_small(const Key* d_in, Key* d_out, std::size_t n, const options& opt) {
   constexpr const char* caller = "bitonic::sort";
   validate(opt, caller);
-  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
-  if (sorts_stable_words<Key>(opt)) require_stable_positions(n, caller);
-  if (n < 2) return;
-  if constexpr (is_half_float_v<Key>) {
-    if (opt.stable) return sort_through_words<std::uint64_t>(d_keys, n, opt, caller);
+  const bool in_place = d_in == d_out;
+  runtime::require_device_range(d_in, n, sizeof(Key), alignof(Key), caller,
+                                in_place ? "d_keys" : "d_in");
+  if (!in_place) {
+    runtime::require_device_range(d_out, n, sizeof(Key), alignof(Key), caller, "d_out");
+    require_apart(d_in, n * sizeof(Key), d_out, n * sizeof(Key), caller, "d_in and d_out");
   }
-  sort_through_words<std::uint32_t>(d_keys, n, opt, caller);
+  if (sorts_stable_words<Key>(opt)) require_stable_positions(n, caller);
+  if (n == 0) return;
+  if (n < 2) {
+    if (!in_place) {
+      BITONIC_CUDA_CHECK(
+          cudaMemcpyAsync(d_out, d_in, sizeof(Key), cudaMemcpyDeviceToDevice, opt.stream));
+    }
+    return;
+  }
+  if constexpr (is_half_float_v<Key>) {
+    if (opt.stable) return sort_through_words<std::uint64_t>(d_in, d_out, n, opt, caller);
+  }
+  sort_through_words<std::uint32_t>(d_in, d_out, n, opt, caller);
 }
 
 template <class Key>
@@ -119,14 +140,18 @@ std::size_t small_workspace_bytes(std::size_t n, const options& opt) {
 }  // namespace
 }  // namespace api
 
-#define BITONIC_SPECIALIZE(Key)                                         \
-  template <>                                                           \
-  void sort<Key>(Key * d_keys, std::size_t n, const options& opt) {     \
-    api::sort_small(d_keys, n, opt);                                    \
-  }                                                                     \
-  template <>                                                           \
-  std::size_t workspace_bytes<Key>(std::size_t n, const options& opt) { \
-    return api::small_workspace_bytes<Key>(n, opt);                     \
+#define BITONIC_SPECIALIZE(Key)                                                    \
+  template <>                                                                      \
+  void sort<Key>(Key * d_keys, std::size_t n, const options& opt) {                \
+    api::sort_small<Key>(d_keys, d_keys, n, opt);                                  \
+  }                                                                                \
+  template <>                                                                      \
+  void sort<Key>(const Key* d_in, Key* d_out, std::size_t n, const options& opt) { \
+    api::sort_small(d_in, d_out, n, opt);                                          \
+  }                                                                                \
+  template <>                                                                      \
+  std::size_t workspace_bytes<Key>(std::size_t n, const options& opt) {            \
+    return api::small_workspace_bytes<Key>(n, opt);                                \
   }
 BITONIC_FOR_EACH_SMALL_KEY(BITONIC_SPECIALIZE)
 #undef BITONIC_SPECIALIZE

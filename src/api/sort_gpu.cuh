@@ -45,16 +45,18 @@ algorithm algorithm_for_device(const options& opt, std::size_t n, const char* ca
 }
 
 //! Enqueues the passes of p (on opt's stream and order); `scratch` holds p.scratch_keys keys when
-//! the plan needs it. Loads every kernel of the plan first, so that a kernel CUDA cannot load
-//! (lazy loading, device memory full) fails the call before any key has moved.
+//! the plan needs it; with a `source` the keys are read from there (dispatch::run_plan). Loads
+//! every kernel of the plan first, so that a kernel CUDA cannot load (lazy loading, device memory
+//! full) fails the call before any key has moved.
 template <class Key>
-void run(const plan::plan& p, Key* d_keys, Key* scratch, const options& opt) {
+void run(const plan::plan& p, Key* d_keys, Key* scratch, const options& opt,
+         const Key* source = nullptr) {
   with_order(opt.direction, [&](auto less) {
     {
       const kernels::load_only_scope loading;
-      dispatch::run_plan(p, d_keys, scratch, less, opt.stream);
+      dispatch::run_plan(p, d_keys, scratch, less, opt.stream, source);
     }
-    dispatch::run_plan(p, d_keys, scratch, less, opt.stream);
+    dispatch::run_plan(p, d_keys, scratch, less, opt.stream, source);
   });
 }
 
@@ -75,14 +77,19 @@ plan::plan sort_plan(std::size_t n, const options& opt, const char* caller) {
 //! memory, apart from the keys), else an allocation from the library's pool held by `owned` (a
 //! graph allocation while the stream is captured). Where the device has no memory for it, an
 //! optimized plan is replaced by the in-place one; other plans throw. Null when p needs none.
+//! `d_in`, when not null, is a second array of the caller's (sort out of place) that the
+//! workspace must not overlap either.
 template <class Key>
 Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
-                     runtime::stream_buffer<std::byte>& owned, const char* caller) {
+                     runtime::stream_buffer<std::byte>& owned, const char* caller,
+                     const Key* d_in = nullptr) {
   if (!p.needs_scratch()) return nullptr;
   if (has_workspace(opt)) {
-    return reinterpret_cast<Key*>(caller_workspace(opt, workspace_bytes<Key>(p),
-                                                   {{d_keys, p.n * sizeof(Key), "the keys"}},
-                                                   caller, "bitonic::workspace_bytes"));
+    const std::size_t bytes = p.n * sizeof(Key);
+    return reinterpret_cast<Key*>(
+        caller_workspace(opt, workspace_bytes<Key>(p),
+                         {{d_keys, bytes, "the keys"}, {d_in, d_in != nullptr ? bytes : 0, "d_in"}},
+                         caller, "bitonic::workspace_bytes"));
   }
   if (allocate_scratch(owned, p.scratch_keys * sizeof(Key), opt.stream,
                        "bitonic::sort: scratch cudaMallocFromPoolAsync")) {
@@ -111,6 +118,33 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   runtime::stream_buffer<std::byte> owned;
   Key* const scratch = api::provide_scratch(p, d_keys, opt, owned, caller);
   api::run(p, d_keys, scratch, opt);
+}
+
+template <class Key>
+void sort(const Key* d_in, Key* d_out, std::size_t n, const options& opt) {
+  constexpr const char* caller = "bitonic::sort";
+  api::validate(opt, caller);
+  runtime::require_device_range(d_in, n, sizeof(Key), alignof(Key), caller, "d_in");
+  runtime::require_device_range(d_out, n, sizeof(Key), alignof(Key), caller, "d_out");
+  if (d_in == d_out) return sort(d_out, n, opt);
+  api::require_apart(d_in, n * sizeof(Key), d_out, n * sizeof(Key), caller, "d_in and d_out");
+  if (n == 0) return;
+  bool stable_float = false;
+  if constexpr (std::is_floating_point_v<Key>) stable_float = opt.stable;
+  if (n < 2 || stable_float) {  // a copy, then the sort in place (which checks the workspace)
+    if (stable_float && api::has_workspace(opt)) {
+      api::caller_workspace(opt, workspace_bytes<Key>(n, opt),
+                            {{d_in, n * sizeof(Key), "d_in"}, {d_out, n * sizeof(Key), "d_out"}},
+                            caller, "bitonic::workspace_bytes");
+    }
+    BITONIC_CUDA_CHECK(
+        cudaMemcpyAsync(d_out, d_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, opt.stream));
+    return sort(d_out, n, opt);
+  }
+  plan::plan p = api::sort_plan<Key>(n, opt, caller);
+  runtime::stream_buffer<std::byte> owned;
+  Key* const scratch = api::provide_scratch(p, d_out, opt, owned, caller, d_in);
+  api::run(p, d_out, scratch, opt, d_in);
 }
 
 template <class Key>
@@ -216,21 +250,43 @@ void dispatch::merge_on_device(const Key* d_runs, std::size_t a_count, std::size
 }
 
 template <class Key>
+Key* dispatch::merge_sorted_runs(Key* d_keys, Key* d_scratch, void* d_splits, std::size_t n,
+                                 unsigned sorted_log2, order direction, cudaStream_t stream) {
+  namespace merge = kernels::optimized_merge;
+  if (reinterpret_cast<std::uintptr_t>(d_splits) % alignof(network::index_t) != 0) {
+    throw error("bitonic: internal error: a merge's splits are not 8-byte aligned");
+  }
+  Key* in = d_keys;
+  Key* out = d_scratch;
+  api::with_order(direction, [&](auto less) {
+    for (unsigned s = sorted_log2 + 1; s <= network::ceil_log2(n); ++s) {  // as merge_on_device
+      merge::launch_merge<Key>(static_cast<const Key*>(in), out, n, merge::run_pairs::stage(s),
+                               static_cast<network::index_t*>(d_splits), less, stream);
+      std::swap(in, out);
+    }
+  });
+  return in;
+}
+
+template <class Key>
 std::size_t dispatch::merge_split_bytes(std::size_t n) {
   return kernels::optimized_merge::split_count<Key>(n) * sizeof(network::index_t);
 }
 
 }  // namespace bitonic
 
-#define BITONIC_INSTANTIATE_SORT(Key)                                                       \
-  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);             \
-  template std::size_t bitonic::workspace_bytes<Key>(std::size_t, const bitonic::options&); \
-  template void bitonic::sort_batched<Key>(Key*, std::size_t, std::size_t,                  \
-                                           const bitonic::options&);                        \
-  template std::size_t bitonic::batched_workspace_bytes<Key>(std::size_t, std::size_t,      \
-                                                             const bitonic::options&);      \
-  template void bitonic::dispatch::merge_on_device<Key>(                                    \
-      const Key*, std::size_t, std::size_t, Key*, void*, bitonic::order, cudaStream_t);     \
-  template std::size_t bitonic::dispatch::merge_split_bytes<Key>(std::size_t);              \
-  template void bitonic::dispatch::sort_sorted_blocks<Key>(Key*, std::size_t, unsigned,     \
+#define BITONIC_INSTANTIATE_SORT(Key)                                                              \
+  template void bitonic::sort<Key>(Key*, std::size_t, const bitonic::options&);                    \
+  template void bitonic::sort<Key>(const Key*, Key*, std::size_t, const bitonic::options&);        \
+  template std::size_t bitonic::workspace_bytes<Key>(std::size_t, const bitonic::options&);        \
+  template void bitonic::sort_batched<Key>(Key*, std::size_t, std::size_t,                         \
+                                           const bitonic::options&);                               \
+  template std::size_t bitonic::batched_workspace_bytes<Key>(std::size_t, std::size_t,             \
+                                                             const bitonic::options&);             \
+  template void bitonic::dispatch::merge_on_device<Key>(                                           \
+      const Key*, std::size_t, std::size_t, Key*, void*, bitonic::order, cudaStream_t);            \
+  template std::size_t bitonic::dispatch::merge_split_bytes<Key>(std::size_t);                     \
+  template Key* bitonic::dispatch::merge_sorted_runs<Key>(Key*, Key*, void*, std::size_t,          \
+                                                          unsigned, bitonic::order, cudaStream_t); \
+  template void bitonic::dispatch::sort_sorted_blocks<Key>(Key*, std::size_t, unsigned,            \
                                                            const bitonic::options&);

@@ -28,13 +28,29 @@ namespace bitonic::dispatch {
 
 using network::index_t;
 
-//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys.
+//! Whether the first pass of `p` can read the keys from another array than the one it sorts (a
+//! pass over tiles on all keys at once: each tile is read before it is written anywhere).
+inline bool first_pass_reads_source(const plan::plan& p) {
+  return !p.passes.empty() && p.passes.front().kind == plan::pass_kind::sort_tiles &&
+         (p.blocked.empty() || p.blocked.front().first != 0);
+}
+
+//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys. With a
+//! `source` (apart from keys and scratch), the keys are read from source[0, p.n) instead and
+//! source is not written: by the first pass where first_pass_reads_source, else by a copy first.
 //! Blocked passes run in their lanes (plan::pass_span), each lane on its own stream.
 //! Under a kernels::load_only_scope it only loads the kernels the passes launch: no stream or
 //! event is touched.
 template <class Key, class Less>
-void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller) {
+void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller,
+              const Key* source = nullptr) {
   const bool load_only = kernels::load_only_scope::active();
+  const bool first_reads_source = source != nullptr && first_pass_reads_source(p);
+  if (source != nullptr && !first_reads_source && !load_only) {
+    BITONIC_CUDA_CHECK(
+        cudaMemcpyAsync(keys, source, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, caller));
+  }
+  bool first_pass = true;
   runtime::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
   bool ends_in_scratch = false;
   // Where the plan keeps words (ordered_word) in memory between passes, the kernels read and write
@@ -57,6 +73,9 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
     const cudaStream_t stream = lanes.get(load_only ? 0 : span.lane);
     const plan::pass_buffers<Key> buffers(ps, span, keys, scratch);
     Key* const at = buffers.from + span.offset;
+    // Where a pass over tiles reads: the source for the first pass (over all keys) where it can.
+    const Key* const tiles_in = first_pass && first_reads_source ? source + span.offset : at;
+    first_pass = false;
     Key* const to = buffers.to + span.offset;
     const std::size_t count = span.count;
     ends_in_scratch = buffers.ends_in_scratch;
@@ -85,10 +104,11 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         break;
       case plan::pass_kind::sort_tiles:
         if (ps.writes_words) {
-          kernels::optimized_sort_tile::launch<Key>(at, words(to), count, ps.first, ps.last, less,
-                                                    stream);
+          kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, ps.first, ps.last,
+                                                    less, stream);
         } else {
-          kernels::optimized_sort_tile::launch<Key>(at, to, count, ps.first, ps.last, less, stream);
+          kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, ps.first, ps.last, less,
+                                                    stream);
         }
         break;
       case plan::pass_kind::tile_tail:

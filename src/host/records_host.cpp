@@ -47,19 +47,6 @@ void gather_on_cpu(T* data, const std::size_t* order, std::size_t n, const char*
     data[i] = copy[order[i]];
 }
 
-//! The device form's options on a workspace of `bytes` bytes allocated for the call.
-options with_workspace(const options& opt, runtime::stream_buffer<std::byte>& workspace,
-                       std::size_t bytes, const char* caller) {
-  options on_device = opt;
-  on_device.max_device_bytes = 0;
-  if (bytes != 0) {
-    workspace.allocate(bytes, opt.stream, caller);
-    on_device.workspace = workspace.get();
-    on_device.workspace_bytes = bytes;
-  }
-  return on_device;
-}
-
 //! Sorts through the device: h_keys and (when `second_in`) h_second go up, device_sort(d_keys,
 //! d_second, options on a workspace of workspace_bytes) sorts them, and h_second and (when
 //! keys_back is not null) the keys come back into keys_back.

@@ -40,6 +40,14 @@ struct gpu_backend {
   std::size_t device_keys;
   const options& opt;
   std::size_t piece = merge_piece_keys(device_keys);
+  //! Where sort_run merges the chunks' runs out of place when there is room for it (a run of
+  //! device_keys keys and its splits), else null: the network's stages past the chunk in place.
+  Key* scratch = nullptr;
+
+  //! Keys of scratch that a run of n keys needs: n, and the splits 8-byte aligned after them.
+  static std::size_t scratch_keys(std::size_t n) {
+    return n + (dispatch::merge_split_bytes<Key>(n) + 2 * sizeof(std::uint64_t)) / sizeof(Key);
+  }
 
   //! The most keys a merge piece may have: its inputs and output, 2 * piece keys, and the
   //! merge's splits (8-byte aligned after them) fit in device_keys keys. 0 where none fit.
@@ -61,20 +69,32 @@ struct gpu_backend {
   std::size_t piece_keys() const { return piece; }
 
   //! Sorts keys[0, n) through the device. With a network, each chunk is sorted as soon as it
-  //! has landed, while the next ones are copied, and only the wider stages wait for all keys.
+  //! has landed, while the next ones are copied, and only the wider stages wait for all keys:
+  //! with the optimized path and a scratch, one streaming merge a stage (as `sort` past the
+  //! cache), else the network's stages in place.
   void sort_run(Key* keys, std::size_t n) {
     const options on_device{opt.direction, opt.algo, opt.stream};
     constexpr std::size_t chunk_keys = transfer<Key>::chunk_keys;
-    if (n <= chunk_keys || api::concrete_algorithm(opt, n, sizeof(Key)) == algorithm::block_merge) {
+    const algorithm algo = api::concrete_algorithm(opt, n, sizeof(Key));
+    Key* sorted = device;
+    if (n <= chunk_keys || algo == algorithm::block_merge) {
       moves.upload(device, keys, n);
       bitonic::sort(device, n, on_device);
     } else {
       moves.upload(device, keys, n, [&](std::size_t begin, std::size_t count) {
         bitonic::sort(device + begin, count, on_device);
       });
-      dispatch::sort_sorted_blocks(device, n, network::ceil_log2(chunk_keys), on_device);
+      const unsigned sorted_log2 = network::ceil_log2(chunk_keys);
+      if (scratch != nullptr && algo == algorithm::optimized) {
+        void* const splits =
+            reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(scratch + n) + 7) / 8 * 8);
+        sorted = dispatch::merge_sorted_runs(device, scratch, splits, n, sorted_log2, opt.direction,
+                                             opt.stream);
+      } else {
+        dispatch::sort_sorted_blocks(device, n, sorted_log2, on_device);
+      }
     }
-    moves.download(keys, device, n);
+    moves.download(keys, sorted, n);
   }
 
   void merge_piece(const Key* a, std::size_t a_count, const Key* b, std::size_t b_count, Key* out) {
@@ -103,7 +123,13 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
   if (n <= budget_keys) {
     runtime::stream_buffer<Key> device;
     device.allocate(n, opt.stream, allocation_failed);
-    gpu_backend<Key>{moves, device.get(), n, opt}.sort_run(h_keys, n);
+    gpu_backend<Key> backend{moves, device.get(), n, opt};
+    runtime::stream_buffer<Key> scratch;  // for the merges past the chunk, where it fits
+    if (n + gpu_backend<Key>::scratch_keys(n) <= budget_keys) {
+      scratch.allocate(gpu_backend<Key>::scratch_keys(n), opt.stream, allocation_failed);
+      backend.scratch = scratch.get();
+    }
+    backend.sort_run(h_keys, n);
     return;
   }
   const std::unique_ptr<Key[]> scratch(new (std::nothrow) Key[n]);

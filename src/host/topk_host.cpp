@@ -50,8 +50,8 @@ void topk_on_cpu(const Key* h_keys, std::size_t batch, std::size_t n, std::size_
 template <class Key, class Index>
 bool topk_on_device(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t k,
                     Key* h_out_keys, Index* h_out_indices, const options& opt, const char* caller) {
-  options on_device{.direction = opt.direction, .algo = opt.algo, .stream = opt.stream};
-  const std::size_t scratch_bytes = topk_workspace_bytes<Key, Index>(batch, n, k, on_device);
+  const std::size_t scratch_bytes = topk_workspace_bytes<Key, Index>(
+      batch, n, k, {.direction = opt.direction, .algo = opt.algo, .stream = opt.stream});
   const std::size_t outputs = batch * k;
   const std::size_t bytes = batch * n * sizeof(Key) + outputs * (sizeof(Key) + sizeof(Index));
   if (bytes + scratch_bytes > device_budget(opt)) return false;
@@ -62,11 +62,7 @@ bool topk_on_device(const Key* h_keys, std::size_t batch, std::size_t n, std::si
   runtime::stream_buffer<Index> out_indices;
   if (h_out_indices != nullptr) out_indices.allocate(outputs, opt.stream, caller);
   runtime::stream_buffer<std::byte> scratch;
-  if (scratch_bytes != 0) {
-    scratch.allocate(scratch_bytes, opt.stream, caller);
-    on_device.workspace = scratch.get();
-    on_device.workspace_bytes = scratch_bytes;
-  }
+  const options on_device = with_workspace(opt, scratch, scratch_bytes, caller);
   staging_lease ring;
   transfer<Key> key_moves(*ring, opt.stream);
   transfer<Index> index_moves(*ring, opt.stream);

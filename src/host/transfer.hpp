@@ -105,6 +105,21 @@ inline std::size_t device_budget(const options& opt) {
   return opt.max_device_bytes != 0 ? std::min(opt.max_device_bytes, usable) : usable;
 }
 
+//! The device form's options for a host entry point: opt's order, algorithm, stream and
+//! stability, on a workspace of `bytes` bytes allocated for the call into `workspace` (none when
+//! bytes is 0), freed with it. `caller` names a failed allocation.
+inline options with_workspace(const options& opt, runtime::stream_buffer<std::byte>& workspace,
+                              std::size_t bytes, const char* caller) {
+  options on_device{.direction = opt.direction, .algo = opt.algo, .stream = opt.stream};
+  on_device.stable = opt.stable;
+  if (bytes != 0) {
+    workspace.allocate(bytes, opt.stream, caller);
+    on_device.workspace = workspace.get();
+    on_device.workspace_bytes = bytes;
+  }
+  return on_device;
+}
+
 //! Sorts h_keys[0, n) with bitonic::sort (opt's direction, algorithm, stream and stable) when the
 //! keys and that sort's scratch (workspace_bytes) fit device_budget(opt): uploaded whole through
 //! the staging ring, sorted, downloaded, the device memory freed with the call. False, having done
@@ -112,18 +127,14 @@ inline std::size_t device_budget(const options& opt) {
 template <class Key>
 bool sort_whole_on_device(Key* h_keys, std::size_t n, const options& opt,
                           const char* allocation_failed) {
-  options on_device{.direction = opt.direction, .algo = opt.algo, .stream = opt.stream};
-  on_device.stable = opt.stable;
-  const std::size_t scratch_bytes = workspace_bytes<Key>(n, on_device);
+  const std::size_t scratch_bytes = workspace_bytes<Key>(n, opt);  // reads order, algo, stable
   if (n * sizeof(Key) + scratch_bytes > device_budget(opt)) return false;
   staging_lease ring;
   transfer<Key> moves(*ring, opt.stream);
   runtime::stream_buffer<Key> device;
   device.allocate(n, opt.stream, allocation_failed);
   runtime::stream_buffer<std::byte> scratch;
-  scratch.allocate(scratch_bytes, opt.stream, allocation_failed);
-  on_device.workspace = scratch.get();
-  on_device.workspace_bytes = scratch_bytes;
+  const options on_device = with_workspace(opt, scratch, scratch_bytes, allocation_failed);
   moves.upload(device.get(), h_keys, n);
   bitonic::sort(device.get(), n, on_device);
   moves.download(h_keys, device.get(), n);

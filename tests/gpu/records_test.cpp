@@ -23,6 +23,7 @@ namespace bitonic {
 namespace {
 
 using test::device_array;
+using test::same_bits;
 using test::throws_error;
 using tools::distribution;
 
@@ -33,21 +34,6 @@ std::vector<T> gathered(const std::vector<T>& from, const std::vector<std::uint6
   for (std::size_t i = 0; i < order.size(); ++i)
     out[i] = from[order[i]];
   return out;
-}
-
-//! Success when a and b hold the same bits (float keys: NaN payloads and zero signs included).
-template <class T>
-::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size()) {
-    return ::testing::AssertionFailure() << got.size() << " elements, expected " << want.size();
-  }
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
-      return ::testing::AssertionFailure() << "first difference at " << i << " of " << got.size()
-                                           << ": got " << +got[i] << ", expected " << +want[i];
-    }
-  }
-  return ::testing::AssertionSuccess();
 }
 
 //! Sizes around the word sort's regimes: tiny, around its tiles (2^13 and 2^14 8-byte words),

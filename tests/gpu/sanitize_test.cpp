@@ -52,6 +52,23 @@ TEST(Sanitize, BlockMerge) {
 TEST(Sanitize, Optimized) {
   expect_small_sorts_of_both_key_sizes(algorithm::optimized);
 }
+// Out of place (sort(d_in, d_out, n)): the first pass reads d_in, another array than the one it
+// writes (one tile, and the split plan for few tiles); d_in must stay untouched.
+TEST(Sanitize, OutOfPlace) {
+  for (const std::size_t n : {3000u, 300001u}) {
+    const std::uint64_t seed = test::case_seed(n, tools::distribution::uniform);
+    const std::vector<float> input = tools::generate<float>(n, tools::distribution::uniform, seed);
+    test::device_array<float> in(n), out(n);
+    in.upload(input);
+    sort(static_cast<const float*>(in.get()), out.get(), n);
+    EXPECT_TRUE(
+        test::matches_reference(out.download(), tools::reference_sort(input, order::ascending)))
+        << test::describe_case<float>(n, tools::distribution::uniform, seed, order::ascending,
+                                      algorithm::automatic);
+    EXPECT_TRUE(tools::first_mismatch(in.download(), input) == std::nullopt) << "d_in changed";
+  }
+}
+
 // sort_host out of core: runs sorted on the device, then the merge kernel (optimized_merge, one
 // pair a piece) on streamed pieces of less than a tile (doubles) and of several tiles (floats).
 template <class Key>

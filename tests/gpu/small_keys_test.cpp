@@ -21,23 +21,8 @@ namespace {
 
 using test::device_array;
 using test::matches_reference;
+using test::same_bits;
 using tools::distribution;
-
-//! Success when a and b hold the same keys bit for bit at every position.
-template <class Key>
-::testing::AssertionResult same_bits(const std::vector<Key>& a, const std::vector<Key>& b) {
-  if (a.size() != b.size()) {
-    return ::testing::AssertionFailure() << a.size() << " keys against " << b.size();
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (tools::key_bits(a[i]) != tools::key_bits(b[i])) {
-      return ::testing::AssertionFailure()
-             << "bits differ at " << i << " of " << a.size() << ": 0x" << std::hex
-             << +tools::key_bits(a[i]) << " against 0x" << +tools::key_bits(b[i]);
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 //! sort_on_cpu's result for `input`: what the device must give bit for bit.
 template <class Key>
