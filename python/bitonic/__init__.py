@@ -457,8 +457,8 @@ def _run(op, keys, second, descending, stable, sorts_rows_of_one=False):
 
 
 #: _core.workspace_bytes, remembered: the bytes depend only on the arguments (the device's kind
-#: fixed for the process), and a dictionary lookup costs a fraction of the C++ call (a few us of a
-#: 2^16-key sort's ~40).
+#: fixed for the process), and a dictionary lookup costs a fraction of the C++ call (an in-place
+#: torch sort of 2^16 keys: 4.9 -> 2.8 us over the C++ call; README, Python).
 _scratch_bytes = functools.lru_cache(maxsize=4096)(_core.workspace_bytes)
 
 
