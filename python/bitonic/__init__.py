@@ -15,9 +15,9 @@ from ._arrays import ARGSORT, SORT, SORT_COPY, SORT_PAIRS
 from ._core import Error
 
 __version__ = "0.1.0"
-__all__ = ["sort", "argsort", "sort_pairs", "topk", "sort_segments", "SortResult", "PairsResult", "TopKResult",
-           "workspace_bytes",
-           "gpu_available", "release_cached_memory", "cached_memory_bytes", "Error", "DTYPES"]
+__all__ = ["sort", "argsort", "sort_pairs", "topk", "sort_segments", "SortResult", "PairsResult",
+           "TopKResult", "workspace_bytes", "gpu_available", "release_cached_memory",
+           "cached_memory_bytes", "Error", "DTYPES"]
 
 #: The key types sort accepts, as NumPy names them (those the C++ library is precompiled for).
 DTYPES = _arrays.DTYPES

@@ -13,6 +13,7 @@
 
 #include "api/options.hpp"
 #include "api/records.hpp"
+#include "api/topk_args.hpp"
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
@@ -134,17 +135,12 @@ void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Ke
   if (d_out_keys != nullptr) {
     runtime::require_device_range(d_out_keys, outputs, sizeof(Key), alignof(Key), caller,
                                   "d_out_keys");
-    api::require_apart(d_keys, keys * sizeof(Key), d_out_keys, outputs * sizeof(Key), caller,
-                       "d_keys and d_out_keys");
   }
   if (d_out_indices != nullptr) {
     runtime::require_device_range(d_out_indices, outputs, sizeof(Index), alignof(Index), caller,
                                   "d_out_indices");
-    api::require_apart(d_keys, keys * sizeof(Key), d_out_indices, outputs * sizeof(Index), caller,
-                       "d_keys and d_out_indices");
-    api::require_apart(d_out_keys, d_out_keys != nullptr ? outputs * sizeof(Key) : 0, d_out_indices,
-                       outputs * sizeof(Index), caller, "d_out_keys and d_out_indices");
   }
+  api::require_topk_arrays_apart(d_keys, keys, d_out_keys, d_out_indices, outputs, true, caller);
   if (outputs == 0) return;
   if (n == 1) {  // k == 1: each array's only key, at index 0
     if (d_out_keys != nullptr) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "api/options.hpp"
+#include "api/topk_args.hpp"
 #include "bitonic/bitonic.hpp"
 #include "host/host_array.hpp"
 #include "host/staging.hpp"
@@ -86,16 +87,7 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
       api::topk_keys(batch, n, k, opt, h_out_keys != nullptr || h_out_indices != nullptr, caller);
   const std::size_t outputs = batch * k;
   api::require_host_keys(h_keys, keys, caller);
-  if (h_out_keys != nullptr) {
-    api::require_apart(h_keys, keys * sizeof(Key), h_out_keys, outputs * sizeof(Key), caller,
-                       "h_keys and h_out_keys");
-  }
-  if (h_out_indices != nullptr) {
-    api::require_apart(h_keys, keys * sizeof(Key), h_out_indices, outputs * sizeof(Index), caller,
-                       "h_keys and h_out_indices");
-    api::require_apart(h_out_keys, h_out_keys != nullptr ? outputs * sizeof(Key) : 0, h_out_indices,
-                       outputs * sizeof(Index), caller, "h_out_keys and h_out_indices");
-  }
+  api::require_topk_arrays_apart(h_keys, keys, h_out_keys, h_out_indices, outputs, false, caller);
   if (outputs == 0) return;
   if (std::is_same_v<Index, std::uint32_t> && n > (std::size_t{1} << 32)) {
     throw error(std::string(caller) + ": n = " + std::to_string(n) +
