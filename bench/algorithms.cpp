@@ -20,6 +20,8 @@ const std::vector<algorithm_id>& catalogue() {
     }
     list.push_back(
         {"automatic_workspace", algorithm_kind::variant, bitonic::algorithm::automatic, true});
+    list.push_back({"automatic_out_of_place", algorithm_kind::variant,
+                    bitonic::algorithm::automatic, false, false, true});
     list.push_back({"cub_radix", algorithm_kind::gpu_peer});
     list.push_back({"cub_merge", algorithm_kind::gpu_peer});
     list.push_back({"thrust_cmp", algorithm_kind::gpu_peer});

@@ -40,6 +40,9 @@ struct algorithm_id {
   bool workspace = false;
   //! For kind == variant in the records mode: options.stable (sort_pairs keeps equal keys' order).
   bool stable = false;
+  //! For kind == variant (keys mode): the out-of-place sort(d_in, d_out, n) from the input into a
+  //! buffer of the sorter's own, as a user keeping the input calls it (CUB's SortKeys does so).
+  bool out_of_place = false;
 
   friend bool operator==(const algorithm_id&, const algorithm_id&) = default;
 };

@@ -64,8 +64,8 @@ std::string iso_date() {
   return text;
 }
 
-// Wide enough for the longest label, "automatic_workspace (optimized)".
-constexpr const char* table_row = "%-32s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n";
+// Wide enough for the longest label, "automatic_out_of_place (optimized)".
+constexpr const char* table_row = "%-35s %12s %12s %9s %10s %9s %11s %7s %8s  %s\n";
 
 void print_table(std::FILE* out, const size_context& size, std::span<const result_row> rows) {
   const bool power_of_two = size.n == std::size_t{1} << size.log2n;

@@ -30,10 +30,12 @@ class gpu_sorter {
   virtual const Key* sort(Key* d_keys, std::size_t n, cudaStream_t stream) = 0;
 };
 
-//! bitonic::sort with `algo`; with `workspace`, on a workspace that reserve() allocates.
+//! bitonic::sort with `algo`; with `workspace`, on a workspace that reserve() allocates; with
+//! `out_of_place`, from the keys into a buffer that reserve() allocates (sort(d_in, d_out, n)).
 template <class Key>
 std::unique_ptr<gpu_sorter<Key>> make_bitonic_sorter(bitonic::algorithm algo,
-                                                     bool workspace = false);
+                                                     bool workspace = false,
+                                                     bool out_of_place = false);
 template <class Key>
 std::unique_ptr<gpu_sorter<Key>> make_cub_radix_sorter();
 template <class Key>

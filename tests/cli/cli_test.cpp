@@ -696,7 +696,8 @@ TEST_F(Cli, BenchWithoutGpuRunsTheCpuPeers) {
   EXPECT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find("qsort"), std::string::npos) << all.out;
   EXPECT_NE(all.err.find("no CUDA device: skipped global_step fused_steps shared_tiles "
-                         "block_merge optimized automatic automatic_workspace cub_radix "
+                         "block_merge optimized automatic automatic_workspace "
+                         "automatic_out_of_place cub_radix "
                          "cub_merge thrust_cmp "
                          "(GPU only)"),
             std::string::npos)
