@@ -124,9 +124,11 @@ void sort_host_on_gpu(Key* h_keys, std::size_t n, const options& opt) {
     runtime::stream_buffer<Key> device;
     device.allocate(n, opt.stream, allocation_failed);
     gpu_backend<Key> backend{moves, device.get(), n, opt};
-    runtime::stream_buffer<Key> scratch;  // for the merges past the chunk, where it fits
-    if (n + gpu_backend<Key>::scratch_keys(n) <= budget_keys) {
-      scratch.allocate(gpu_backend<Key>::scratch_keys(n), opt.stream, allocation_failed);
+    // For the merges past the chunk, where it fits (else, or if the device turns out to lack
+    // it, the stages past the chunk run in place).
+    runtime::stream_buffer<Key> scratch;
+    if (n + gpu_backend<Key>::scratch_keys(n) <= budget_keys &&
+        scratch.try_allocate(gpu_backend<Key>::scratch_keys(n), opt.stream, allocation_failed)) {
       backend.scratch = scratch.get();
     }
     backend.sort_run(h_keys, n);
