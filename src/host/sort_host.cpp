@@ -44,17 +44,19 @@ struct gpu_backend {
   //! device_keys keys and its splits), else null: the network's stages past the chunk in place.
   Key* scratch = nullptr;
 
+  //! Bytes from a buffer's start to a merge's splits stored after `keys` keys: 8-byte aligned.
+  static std::size_t splits_offset(std::size_t keys) { return (keys * sizeof(Key) + 7) / 8 * 8; }
+
   //! Keys of scratch that a run of n keys needs: n, and the splits 8-byte aligned after them.
   static std::size_t scratch_keys(std::size_t n) {
-    return n + (dispatch::merge_split_bytes<Key>(n) + 2 * sizeof(std::uint64_t)) / sizeof(Key);
+    return (splits_offset(n) + dispatch::merge_split_bytes<Key>(n) + sizeof(Key) - 1) / sizeof(Key);
   }
 
   //! The most keys a merge piece may have: its inputs and output, 2 * piece keys, and the
   //! merge's splits (8-byte aligned after them) fit in device_keys keys. 0 where none fit.
   static std::size_t merge_piece_keys(std::size_t device_keys) {
     const auto bytes_for = [](std::size_t keys) {
-      const std::size_t split_at = (2 * keys * sizeof(Key) + 7) / 8 * 8;
-      return split_at + dispatch::merge_split_bytes<Key>(keys);
+      return splits_offset(2 * keys) + dispatch::merge_split_bytes<Key>(keys);
     };
     const std::size_t have = device_keys * sizeof(Key);
     std::size_t keys = device_keys / 2;
@@ -86,8 +88,7 @@ struct gpu_backend {
       });
       const unsigned sorted_log2 = network::ceil_log2(chunk_keys);
       if (scratch != nullptr && algo == algorithm::optimized) {
-        void* const splits =
-            reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(scratch + n) + 7) / 8 * 8);
+        void* const splits = reinterpret_cast<unsigned char*>(scratch) + splits_offset(n);
         sorted = dispatch::merge_sorted_runs(device, scratch, splits, n, sorted_log2, opt.direction,
                                              opt.stream);
       } else {
@@ -100,8 +101,7 @@ struct gpu_backend {
   void merge_piece(const Key* a, std::size_t a_count, const Key* b, std::size_t b_count, Key* out) {
     Key* const inputs = device;
     Key* const merged = device + piece;
-    void* const splits =
-        reinterpret_cast<unsigned char*>(device) + (2 * piece * sizeof(Key) + 7) / 8 * 8;
+    void* const splits = reinterpret_cast<unsigned char*>(device) + splits_offset(2 * piece);
     moves.upload(inputs, a, a_count);
     moves.upload(inputs + a_count, b, b_count);
     dispatch::merge_on_device(static_cast<const Key*>(inputs), a_count, a_count + b_count, merged,
