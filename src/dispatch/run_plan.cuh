@@ -11,6 +11,7 @@
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
 #include "kernels/block_merge.cuh"
+#include "kernels/comparator_sort_tile.cuh"
 #include "kernels/fused_steps.cuh"
 #include "kernels/global_step.cuh"
 #include "kernels/optimized_cluster_sort.cuh"
@@ -35,6 +36,93 @@ inline bool first_pass_reads_source(const plan::plan& p) {
          (p.blocked.empty() || p.blocked.front().first != 0);
 }
 
+//! Throws unless p's scratch has room for the splits of its merge_stage passes.
+template <class Key>
+void require_split_memory(const plan::plan& p) {
+  if (kernels::optimized_merge::split_count<Key>(p.n) * sizeof(index_t) > p.split_bytes) {
+    throw error("bitonic: internal error: too little split memory for a merge");
+  }
+}
+
+//! Launches one pass of a plan for the library's own orders (ascending_less, descending_less on
+//! ordered words): keys at `at` (or `tiles_in` for a first pass) to `to`, `count` of them.
+template <class Key, class Less>
+void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* to,
+                      const Key* tiles_in, std::size_t count, index_t* splits, Less less,
+                      cudaStream_t stream) {
+  // Where the plan keeps words (ordered_word) in memory between passes, the kernels read and write
+  // them as W; each pass kind has kernels for the directions its plans use, and no others.
+  using W = typename ordered_word<Key>::type;
+  const auto words = [](Key* k) { return reinterpret_cast<W*>(k); };
+  switch (ps.kind) {
+    case plan::pass_kind::global_step:
+      kernels::launch_global_step(at, count, ps.first, less, stream);
+      break;
+    case plan::pass_kind::block_steps:
+      kernels::launch_fused_steps(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::tile_steps:
+      kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::sort_tiles:
+      if (ps.writes_words) {
+        kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, ps.first, ps.last,
+                                                  less, stream);
+      } else {
+        kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, ps.first, ps.last, less,
+                                                  stream);
+      }
+      break;
+    case plan::pass_kind::tile_tail:
+      kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
+      kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
+      break;
+    case plan::pass_kind::merge_stages:
+      kernels::optimized_merge::launch(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::merge_stage: {  // reads words; never blocked
+      require_split_memory<Key>(p);
+      index_t* const stage_splits = splits;
+      if (!ps.writes_words) {
+        kernels::optimized_merge::launch_stage<Key>(words(at), to, count, ps.first.stage,
+                                                    stage_splits, less, stream);
+      } else {
+        kernels::optimized_merge::launch_stage<Key>(words(at), words(to), count, ps.first.stage,
+                                                    stage_splits, less, stream);
+      }
+      break;
+    }
+    case plan::pass_kind::gather_steps:
+      kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
+      kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
+      break;
+    case plan::pass_kind::sort_rows:  // rows plans are never blocked
+      kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,
+                               kernels::rows::word_map_of<Key>(),
+                               Less::reverses ? order::descending : order::ascending, stream);
+      break;
+    case plan::pass_kind::pad_rows: {
+      // The key with the greatest word under `less`: pads sort behind every key of a row, and
+      // only keys of the same bits tie with them.
+      using U = std::make_unsigned_t<W>;
+      const Key pad = from_unsigned_word<Key>(Less::reverses ? U(0) : U(~U(0)));
+      U pad_bits;
+      std::memcpy(&pad_bits, &pad, sizeof pad_bits);
+      kernels::rows::copy_rows(at, p.rows.length, to, index_t{1} << ps.span_log2, p.rows.count,
+                               sizeof(Key), pad_bits, stream);
+      break;
+    }
+    case plan::pass_kind::unpad_rows:
+      kernels::rows::copy_rows(at, index_t{1} << ps.span_log2, to, p.rows.length, p.rows.count,
+                               sizeof(Key), 0, stream);
+      break;
+  }
+}
+
 //! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys. With a
 //! `source` (apart from keys and scratch), the keys are read from source[0, p.n) instead and
 //! source is not written: by the first pass where first_pass_reads_source, else by a copy first.
@@ -53,10 +141,6 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
   bool first_pass = true;
   runtime::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
   bool ends_in_scratch = false;
-  // Where the plan keeps words (ordered_word) in memory between passes, the kernels read and write
-  // them as W; each pass kind has kernels for the directions its plans use, and no others.
-  using W = typename ordered_word<Key>::type;
-  const auto words = [](Key* k) { return reinterpret_cast<W*>(k); };
   if (p.split_bytes != 0 && reinterpret_cast<std::uintptr_t>(scratch) % 8 != 0) {
     throw error("bitonic: internal error: scratch for splits not 8-byte aligned");
   }
@@ -92,74 +176,19 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       throw error(
           "bitonic: internal error: a pass that reads or writes words it has no kernel for");
     }
-    switch (ps.kind) {
-      case plan::pass_kind::global_step:
-        kernels::launch_global_step(at, count, ps.first, less, stream);
-        break;
-      case plan::pass_kind::block_steps:
-        kernels::launch_fused_steps(at, count, ps.first, ps.last, less, stream);
-        break;
-      case plan::pass_kind::tile_steps:
-        kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
-        break;
-      case plan::pass_kind::sort_tiles:
-        if (ps.writes_words) {
-          kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, ps.first, ps.last,
-                                                    less, stream);
-        } else {
-          kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, ps.first, ps.last, less,
+    if constexpr (is_caller_order_v<Less>) {  // plan::make_comparator_plan's two pass kinds
+      if (ps.kind == plan::pass_kind::sort_tiles) {
+        kernels::comparator_sort_tile::launch<Key>(tiles_in, to, count, less, stream);
+      } else if (ps.kind == plan::pass_kind::merge_stage) {
+        require_split_memory<Key>(p);
+        kernels::optimized_merge::launch_stage<Key>(at, to, count, ps.first.stage, splits, less,
                                                     stream);
-        }
-        break;
-      case plan::pass_kind::tile_tail:
-        kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
-        break;
-      case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
-        kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
-        break;
-      case plan::pass_kind::merge_stages:
-        kernels::optimized_merge::launch(at, count, ps.first, ps.last, less, stream);
-        break;
-      case plan::pass_kind::merge_stage: {  // reads words; never blocked
-        if (kernels::optimized_merge::split_count<Key>(p.n) * sizeof(index_t) > p.split_bytes) {
-          throw error("bitonic: internal error: too little split memory for a merge");
-        }
-        index_t* const stage_splits = splits;
-        if (!ps.writes_words) {
-          kernels::optimized_merge::launch_stage<Key>(words(at), to, count, ps.first.stage,
-                                                      stage_splits, less, stream);
-        } else {
-          kernels::optimized_merge::launch_stage<Key>(words(at), words(to), count, ps.first.stage,
-                                                      stage_splits, less, stream);
-        }
-        break;
+      } else {
+        throw error("bitonic: internal error: a pass a caller's order has no kernel for");
       }
-      case plan::pass_kind::gather_steps:
-        kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);
-        break;
-      case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
-        kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
-        break;
-      case plan::pass_kind::sort_rows:  // rows plans are never blocked
-        kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,
-                                 kernels::rows::word_map_of<Key>(),
-                                 Less::reverses ? order::descending : order::ascending, stream);
-        break;
-      case plan::pass_kind::pad_rows: {
-        // The key with the greatest word under `less`: pads sort behind every key of a row, and
-        // only keys of the same bits tie with them.
-        using U = std::make_unsigned_t<W>;
-        const Key pad = from_unsigned_word<Key>(Less::reverses ? U(0) : U(~U(0)));
-        U pad_bits;
-        std::memcpy(&pad_bits, &pad, sizeof pad_bits);
-        kernels::rows::copy_rows(at, p.rows.length, to, index_t{1} << ps.span_log2, p.rows.count,
-                                 sizeof(Key), pad_bits, stream);
-        break;
-      }
-      case plan::pass_kind::unpad_rows:
-        kernels::rows::copy_rows(at, index_t{1} << ps.span_log2, to, p.rows.length, p.rows.count,
-                                 sizeof(Key), 0, stream);
-        break;
+      return;
+    } else {
+      run_library_pass(p, ps, at, to, tiles_in, count, splits, less, stream);
     }
   });
   lanes.join();

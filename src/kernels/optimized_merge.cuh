@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "bitonic/bitonic.hpp"
+#include "kernels/greatest_pad.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/register_tile.cuh"
 #include "kernels/tuning.hpp"
@@ -64,7 +65,11 @@ __device__ void load_bitonic(tile_type<Key>& tile, const Stored* a, unsigned a_n
   const Stored* const b_at = b + (Tile::keys - 1 - tile.thread);  // register m: b_at[-m * row]
 #pragma unroll
   for (unsigned m = 0; m < Tile::K; ++m) {
-    tile.r[m] = tile.thread + m * row < a_n ? word_of<Key>(a_at[m * row]) : Tile::pad(less);
+    if constexpr (is_caller_order_v<Less>) {  // no greatest word: pad_with_greatest pads
+      if (tile.thread + m * row < a_n) tile.r[m] = word_of<Key>(a_at[m * row]);
+    } else {
+      tile.r[m] = tile.thread + m * row < a_n ? word_of<Key>(a_at[m * row]) : Tile::pad(less);
+    }
   }
 #pragma unroll
   for (unsigned m = 0; m < Tile::K; ++m) {
@@ -211,8 +216,18 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
   for (index_t t = blockIdx.x; t * Tile::keys < n; t += gridDim.x) {
     const index_t tile_begin = t * Tile::keys;
     if (const merge_tile m = merge_tile::locate<Tile::keys>(n, pairs, tile_begin); m.keys != 0) {
-      load_merge_slices(tile, in, m, splits[t], m.last ? m.a_n : splits[t + 1], less);
-      merge_and_store(tile, out + tile_begin, m.keys, less);
+      const index_t a_lo = splits[t], a_hi = m.last ? m.a_n : splits[t + 1];
+      load_merge_slices(tile, in, m, a_lo, a_hi, less);
+      index_t stored = m.keys;
+      if constexpr (is_caller_order_v<Less>) {
+        if (m.keys < Tile::keys) {  // a partial tile: no greatest word to pad with
+          const auto a_n = unsigned(a_hi - a_lo), b_from = unsigned(Tile::keys - (m.keys - a_n));
+          stored -= pad_with_greatest<Key, layout::registers_high>(
+              tile, [&](unsigned i) { return i < a_n || i >= b_from; }, out + tile_begin,
+              unsigned(m.keys), less);
+        }
+      }
+      merge_and_store(tile, out + tile_begin, stored, less);
     } else {
       const index_t end = n - tile_begin < Tile::keys ? n : tile_begin + Tile::keys;
       for (index_t i = tile_begin + threadIdx.x; i < end; i += Tile::threads)

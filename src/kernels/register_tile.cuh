@@ -79,7 +79,8 @@ struct register_tile {
     return less(lowest, highest) ? highest : lowest;
   }
 
-  //! Loads tile[0, tile_n) in layout L (mid or high: coalesced) as words, pads beyond tile_n.
+  //! Loads tile[0, tile_n) in layout L (mid or high: coalesced) as words, pads beyond tile_n
+  //! (under a caller's order, which has no greatest word, leaves them to pad_with_greatest).
   //! Stored is Key or W: memory holds keys, or words that an earlier pass left there.
   template <layout L, bool Full, class Stored, class Less>
   __device__ void load(const Stored* tile, unsigned tile_n, Less less) {
@@ -87,7 +88,11 @@ struct register_tile {
     const Stored* at = tile + index<L>(0);  // the thread's part; each register's is a constant
 #pragma unroll
     for (unsigned m = 0; m < K; ++m) {
-      r[m] = (Full || index<L>(m) < tile_n) ? word_of<Key>(at[m << base<L>]) : pad(less);
+      if constexpr (is_caller_order_v<Less>) {
+        if (Full || index<L>(m) < tile_n) r[m] = word_of<Key>(at[m << base<L>]);
+      } else {
+        r[m] = (Full || index<L>(m) < tile_n) ? word_of<Key>(at[m << base<L>]) : pad(less);
+      }
     }
   }
 
@@ -136,6 +141,27 @@ struct register_tile {
 #pragma unroll
     for (unsigned m = 0; m < K; ++m)
       r[m] = to[T::padded(m << base<To>)];
+  }
+
+  //! As exchange<From, To>, but the upper half of every block of 2^(half_log2 + 1) keys arrives
+  //! back to front: two ascending runs become the ascending/descending pair that a stage's steps
+  //! half_log2..0 merge, which is what the flip form's first step of that stage does.
+  template <layout From, layout To>
+  __device__ void exchange_mirrored(unsigned half_log2) {
+    // Inside a warp where the exchange is (blocks of up to 2^10 keys stay in a warp's keys).
+    constexpr bool in_warp = From != layout::registers_high && To != layout::registers_high;
+    W* const from = smem + T::padded(index<From>(0));
+    const unsigned half_mask = (1u << half_log2) - 1;
+    sync<in_warp>();  // the previous exchange's reads are done
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m)
+      from[T::padded(m << base<From>)] = r[m];
+    sync<in_warp>();
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m) {
+      const unsigned i = index<To>(m);
+      r[m] = smem[T::padded(((i >> half_log2) & 1u) != 0 ? i ^ half_mask : i)];
+    }
   }
 
   //! Ascending steps on tile-index bits Hi, Hi-1, ..., Lo, all held by the registers in layout L.

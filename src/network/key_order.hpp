@@ -142,4 +142,35 @@ struct word_less {
   }
 };
 
+//! A key sorted under a caller's comparator (bitonic.cuh): the kernels move it as it is, with no
+//! word in its place (a float under a caller's order is not ordered by its word), so its
+//! ordered_word is itself. Same size and layout as Key: arrays of keys are sorted as arrays of
+//! these.
+template <class Key>
+struct caller_key {
+  Key key;
+};
+static_assert(sizeof(caller_key<double>) == sizeof(double), "a caller_key is its key");
+
+//! A caller's strict weak order on keys, for the kernels on caller_key (descending when
+//! Reversed). Kernels that pad with the greatest word (register_tile::pad) have no such word
+//! under it and pad with the greatest key they hold instead (kernels/greatest_pad.cuh).
+template <class Less, bool Reversed = false>
+struct caller_order {
+  Less less;
+  // `less` may be callable on the device only (a __device__ lambda); so is this, in effect.
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+  template <class Key>
+  BITONIC_HOST_DEVICE bool operator()(const caller_key<Key>& a, const caller_key<Key>& b) const {
+    return Reversed ? less(b.key, a.key) : less(a.key, b.key);
+  }
+};
+
+template <class Less>
+inline constexpr bool is_caller_order_v = false;
+template <class Less, bool Reversed>
+inline constexpr bool is_caller_order_v<caller_order<Less, Reversed>> = true;
+
 }  // namespace bitonic

@@ -123,6 +123,19 @@ std::vector<blocked_passes> blocked_runs(const std::vector<pass>& passes, unsign
   return runs;
 }
 
+// A plan of no passes yet for n keys; throws past the largest size.
+plan sized_plan(algorithm algo, std::size_t n) {
+  if (network::ceil_log2(n) > tuning::max_log2_size) {
+    throw error("bitonic: n = " + std::to_string(n) + " keys is more than 2^" +
+                std::to_string(tuning::max_log2_size) + ", the largest supported size");
+  }
+  plan p;
+  p.n = n;
+  p.log2_size = network::ceil_log2(n);
+  p.algo = algo;
+  return p;
+}
+
 // The optimized path with scratch: the first pass, then every stage past the tile merged from one
 // buffer into the other, one pass a stage (merge_stage). The first pass writes to the scratch when
 // the merges are odd in number, so that the last one lands in the caller's keys. Words stay in
@@ -137,6 +150,17 @@ std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes) 
     passes.push_back({pass_kind::merge_stage, step{s, s - 1}, step{s, 0}, s, 0, true, true, s < k});
   }
   return passes;
+}
+
+// p's passes: the first pass, then one merge_stage a stage past the tile (k past the tile), and
+// the scratch laid out for them.
+void merge_out_of_place(plan& p, std::size_t key_bytes) {
+  const std::size_t tiles = ((p.n - 1) >> tuning::optimized_tile_log2(key_bytes)) + 1;
+  p.passes = merged_out_of_place_passes(p.log2_size, key_bytes);
+  // The splits behind the keys, from the next 8-byte boundary: one a tile and one past it.
+  p.splits_offset_bytes = (p.n * key_bytes + 7) & ~std::size_t{7};
+  p.split_bytes = (tiles + 1) * sizeof(network::index_t);
+  p.scratch_keys = p.n + (p.split_bytes + key_bytes) / key_bytes;
 }
 
 // The optimized plan for p.n keys, in the first of these regimes that applies:
@@ -167,11 +191,7 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
   if (past_cache_block && scratch == scratch_use::allowed && scratch_addressable) {
     // Not blocked: merges of blocks that fit the cache twice over (keys and scratch) lost
     // (docs/PERFORMANCE.md log 30).
-    p.passes = merged_out_of_place_passes(k, key_bytes);
-    // The splits behind the keys, from the next 8-byte boundary: one a tile and one past it.
-    p.splits_offset_bytes = (p.n * key_bytes + 7) & ~std::size_t{7};
-    p.split_bytes = (tiles + 1) * sizeof(network::index_t);
-    p.scratch_keys = p.n + (p.split_bytes + key_bytes) / key_bytes;
+    merge_out_of_place(p, key_bytes);
     return;
   }
 
@@ -189,6 +209,17 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
 }
 
 }  // namespace
+
+plan make_comparator_plan(std::size_t n, std::size_t key_bytes) {
+  plan p = sized_plan(algorithm::optimized, n);
+  const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  if (p.log2_size > tile_log2) {
+    merge_out_of_place(p, key_bytes);
+  } else if (n > 1) {
+    p.passes.push_back({pass_kind::sort_tiles, step{1, 0}, step{p.log2_size, 0}, tile_log2});
+  }
+  return p;
+}
 
 plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2) {
   plan p;
@@ -253,14 +284,7 @@ network::index_t pass::steps() const {
 
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device,
                scratch_use scratch) {
-  if (network::ceil_log2(n) > tuning::max_log2_size) {
-    throw error("bitonic: n = " + std::to_string(n) + " keys is more than 2^" +
-                std::to_string(tuning::max_log2_size) + ", the largest supported size");
-  }
-  plan p;
-  p.n = n;
-  p.log2_size = network::ceil_log2(n);
-  p.algo = algo;
+  plan p = sized_plan(algo, n);
   const unsigned k = p.log2_size;
   switch (algo) {
     case algorithm::global_step:

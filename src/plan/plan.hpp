@@ -123,6 +123,13 @@ enum class scratch_use {
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device = {},
                scratch_use scratch = scratch_use::none);
 
+//! The plan for keys under a caller's order (bitonic.cuh), whose kernels are the first pass and
+//! the out-of-place merges only: stages 1..tile on tiles (comparator_sort_tile), then one
+//! merge_stage pass a stage past the tile, alternating between the keys and the scratch (the
+//! first pass writes to the scratch when the merges are odd in number). Throws bitonic::error
+//! past the largest size.
+plan make_comparator_plan(std::size_t n, std::size_t key_bytes);
+
 //! The batched plan (optimized kernels) that sorts each of `rows.count` rows of `rows.length`
 //! keys on its own, ascending under the executor's order: rows of up to a tile in one sort_rows
 //! pass; longer rows of a power-of-two length by the optimized passes of one row's length run over

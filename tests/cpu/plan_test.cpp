@@ -422,6 +422,45 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
   }
 }
 
+// Plans under a caller's order (bitonic.cuh): its two pass kinds only, for every size: one pass
+// over tiles up to a tile's keys, past it the merges out of place whatever the device.
+TEST(Plan, ComparatorPlansMergeOutOfPlace) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}}) {
+      EXPECT_TRUE(make_comparator_plan(n, key_bytes).passes.empty()) << n;
+    }
+    for (const std::size_t n : {std::size_t{2}, std::size_t{1000}, std::size_t{1} << tile_log2}) {
+      const plan p = make_comparator_plan(n, key_bytes);
+      const std::string where = describe(p);
+      ASSERT_EQ(p.passes.size(), 1u) << where;
+      EXPECT_EQ(p.passes[0].kind, pass_kind::sort_tiles) << where;
+      EXPECT_EQ(p.passes[0].last, (step{network::ceil_log2(n), 0})) << where;
+      EXPECT_FALSE(p.needs_scratch()) << where;
+      EXPECT_TRUE(is_valid_plan(p, algorithm::optimized, n, key_bytes)) << where;
+    }
+    for (const unsigned k : {tile_log2 + 1, tile_log2 + 2, 27u}) {
+      const std::size_t n = (std::size_t{1} << (k - 1)) + 5;
+      const plan p = make_comparator_plan(n, key_bytes);
+      const std::string where = describe(p);
+      ASSERT_EQ(p.passes.size(), k - tile_log2 + 1) << where;
+      EXPECT_EQ(p.passes[0].kind, pass_kind::sort_tiles) << where;
+      EXPECT_EQ(p.passes[0].to_other, (k - tile_log2) % 2 == 1) << where;
+      EXPECT_EQ(p.passes.back().kind, pass_kind::merge_stage) << where;
+      EXPECT_TRUE(is_valid_plan(p, algorithm::optimized, n, key_bytes)) << where;
+      if (k > tile_log2 + 1) {  // as the library's plan past a cache block just over a tile
+        const plan merged =
+            make_plan(algorithm::optimized, n, key_bytes, device_shape{tile_log2 + 1, 132, 0, 264},
+                      scratch_use::allowed);
+        EXPECT_EQ(where, describe(merged));
+        EXPECT_EQ(p.scratch_keys, merged.scratch_keys) << where;
+        EXPECT_EQ(p.split_bytes, merged.split_bytes) << where;
+      }
+    }
+  }
+  EXPECT_THROW(make_comparator_plan(~std::size_t{0}, 4), error);
+}
+
 // Batched plans: rows of up to a tile are one sort_rows pass of a row's stages; longer rows of a
 // power-of-two length run exactly the plan of one row (no device shape) over all rows; other
 // lengths run it on rows padded to that power of two in the scratch, between pad_rows and

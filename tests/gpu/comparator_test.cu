@@ -1,0 +1,230 @@
+// bitonic.cuh: sorts under a caller's comparator against std::sort / std::stable_sort with the
+// same comparator. Keys: a struct of two int32 fields (8 bytes: the key sort on the keys
+// themselves), ordered by both fields (a total order: the result must equal std::sort's) or by
+// the first only (equivalent keys that differ in bits: partial tiles pad with their greatest key,
+// greatest_pad.cuh); stable sorts and sort_pairs (positions); argument errors. Sizes around a
+// warp, a tile (2^13 eight-byte keys), the merges (to the scratch or back by their parity), and
+// random ones; the distributions of the key sort's tests on the first field. Seeds:
+// test::case_seed(n, d). Other key sizes and a lambda: comparator_types_test.cu.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bitonic/bitonic.cuh"
+#include "common_test.hpp"
+#include "device_memory.hpp"
+
+namespace bitonic {
+namespace {
+
+using test::device_array;
+using tools::distribution;
+
+struct pair32 {
+  std::int32_t major, minor;
+  friend bool operator==(const pair32&, const pair32&) = default;
+};
+
+//! By major, then (when `both_fields`) by minor: one comparator type, so that the test
+//! instantiates the kernels once for both orders.
+struct pair_less {
+  bool both_fields = true;
+  __host__ __device__ bool operator()(const pair32& a, const pair32& b) const {
+    return a.major < b.major || (both_fields && a.major == b.major && a.minor < b.minor);
+  }
+};
+
+std::vector<pair32> make_pairs(std::size_t n, distribution d) {
+  const std::uint64_t seed = test::case_seed(n, d);
+  const auto majors = tools::generate<std::int32_t>(n, d, seed);
+  const auto minors = tools::generate<std::int32_t>(n, distribution::uniform, seed + 1);
+  std::vector<pair32> keys(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keys[i] = {majors[i], minors[i]};
+  return keys;
+}
+
+//! `less` of the sort with opt's direction, on the host.
+auto host_order(pair_less less, order direction) {
+  return [=](const pair32& a, const pair32& b) {
+    return direction == order::descending ? less(b, a) : less(a, b);
+  };
+}
+
+std::string describe(std::size_t n, distribution d, const pair_less& less, const options& opt) {
+  return "n=" + std::to_string(n) + " d=" + std::string(tools::to_string(d)) +
+         " seed=" + std::to_string(test::case_seed(n, d)) +
+         (less.both_fields ? " by both fields" : " by major") +
+         (opt.direction == order::descending ? " descending" : " ascending") +
+         (opt.stable ? " stable" : "");
+}
+
+//! Sorts on the device and checks against the host: equal to std::stable_sort when stable or the
+//! order is total, else ordered under `less` and the same multiset of keys.
+void expect_sorted(const std::vector<pair32>& input, pair_less less, const options& opt,
+                   const std::string& label) {
+  device_array<pair32> keys(input.size());
+  keys.upload(input);
+  sort(keys.get(), input.size(), less, opt);
+  const std::vector<pair32> got = keys.download();
+  std::vector<pair32> expected = input;
+  std::stable_sort(expected.begin(), expected.end(), host_order(less, opt.direction));
+  if (opt.stable || less.both_fields) {
+    EXPECT_TRUE(got == expected) << label;
+    return;
+  }
+  const auto within = host_order(less, opt.direction);
+  EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), within)) << label;
+  const auto bits = [](std::vector<pair32> v) {
+    std::sort(v.begin(), v.end(), pair_less{true});
+    return v;
+  };
+  EXPECT_TRUE(bits(got) == bits(expected)) << label << ": not the same keys";
+}
+
+const std::vector<std::size_t>& lengths() {
+  static const std::vector<std::size_t> all = [] {
+    std::vector<std::size_t> l = {
+        0,    1,    2,    3,     31,    32,    33,    1023,     1024,           1025,
+        8191, 8192, 8193, 16383, 16385, 40000, 65537, 1u << 17, (1u << 18) + 77};
+    for (const std::size_t n : test::random_lengths(6, 2, 17, 0xc0ffee))
+      l.push_back(n);
+    return l;
+  }();
+  return all;
+}
+
+constexpr distribution distributions[] = {distribution::uniform, distribution::sorted,
+                                          distribution::reverse, distribution::organ,
+                                          distribution::equal,   distribution::few};
+
+TEST(Comparator, StructKeysMatchStdSort) {
+  for (const bool both_fields : {true, false}) {
+    for (const order direction : test::all_orders) {
+      for (const std::size_t n : lengths()) {
+        for (const distribution d : distributions) {
+          const pair_less less{both_fields};
+          const options opt{.direction = direction};
+          expect_sorted(make_pairs(n, d), less, opt, describe(n, d, less, opt));
+        }
+      }
+    }
+  }
+}
+
+// Past 2^22 keys: merges whose count is odd (first pass into the scratch) and even.
+TEST(Comparator, LargeStructKeys) {
+  for (const std::size_t n : {(std::size_t{1} << 22) + 12345, (std::size_t{1} << 23) + 1}) {
+    for (const distribution d : {distribution::uniform, distribution::few}) {
+      const pair_less less{false};
+      const options opt{};
+      expect_sorted(make_pairs(n, d), less, opt, describe(n, d, less, opt));
+    }
+  }
+}
+
+TEST(Comparator, StableMatchesStdStableSort) {
+  for (const order direction : test::all_orders) {
+    for (const std::size_t n :
+         {std::size_t{2}, std::size_t{1000}, std::size_t{8193}, std::size_t{100003}}) {
+      for (const distribution d : {distribution::few, distribution::equal, distribution::uniform}) {
+        const pair_less less{false};
+        const options opt{.direction = direction, .stable = true};
+        expect_sorted(make_pairs(n, d), less, opt, describe(n, d, less, opt));
+      }
+    }
+  }
+}
+
+TEST(Comparator, PairsMoveValuesWithTheirKeys) {
+  for (const bool stable : {false, true}) {
+    for (const std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{8193}, std::size_t{70001}}) {
+      const distribution d = distribution::few;
+      const std::vector<pair32> input = make_pairs(n, d);
+      std::vector<std::uint64_t> values(n);
+      for (std::size_t i = 0; i < n; ++i)
+        values[i] = 1000 * i + 7;
+      device_array<pair32> keys(n);
+      device_array<std::uint64_t> vals(n);
+      keys.upload(input);
+      vals.upload(values);
+      const pair_less less{false};
+      const options opt{.stable = stable};
+      sort_pairs(keys.get(), vals.get(), n, less, opt);
+      const auto got_keys = keys.download();
+      const auto got_values = vals.download();
+      const std::string label = describe(n, d, less, opt);
+      std::vector<bool> seen(n, false);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t from = (got_values[i] - 7) / 1000;
+        ASSERT_TRUE(from < n && !seen[from] && got_keys[i] == input[from]) << label << " at " << i;
+        seen[from] = true;
+      }
+      EXPECT_TRUE(std::is_sorted(got_keys.begin(), got_keys.end(), less)) << label;
+      if (stable) {
+        std::vector<std::size_t> order(n);
+        for (std::size_t i = 0; i < n; ++i)
+          order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return less(input[a], input[b]); });
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(got_values[i], values[order[i]]) << label << " at " << i;
+      }
+    }
+  }
+}
+
+TEST(Comparator, ErrorsLeaveTheKeysAlone) {
+  const std::size_t n = 100000;
+  const std::vector<pair32> input = make_pairs(n, distribution::uniform);
+  device_array<pair32> keys(n);
+  keys.upload(input);
+  const pair_less less{};
+  EXPECT_TRUE(test::throws_error([&] { sort(static_cast<pair32*>(nullptr), n, less); }, "null"));
+  std::vector<pair32> host = input;
+  EXPECT_TRUE(test::throws_error([&] { sort(host.data(), n, less); }, "device"));
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort(keys.get(), n, less, {.algo = algorithm::shared_tiles}); }, "optimized"));
+  const std::size_t needed = workspace_bytes<pair32>(n, less);
+  ASSERT_GT(needed, 0u);
+  device_array<std::byte> workspace(needed);
+  EXPECT_TRUE(test::throws_error(
+      [&] {
+        sort(keys.get(), n, less, {.workspace = workspace.get(), .workspace_bytes = needed - 1});
+      },
+      std::to_string(needed)));
+  EXPECT_TRUE(keys.download() == input) << "the keys changed on an error";
+  sort(keys.get(), n, less, {.workspace = workspace.get(), .workspace_bytes = needed});
+  std::vector<pair32> expected = input;
+  std::sort(expected.begin(), expected.end(), less);
+  EXPECT_TRUE(keys.download() == expected) << "with the exact workspace";
+}
+
+// Small cases of every road for compute-sanitizer (scripts/gpu-check runs Sanitize* under it):
+// the key sort in both orders with a partial tile and one merge, stable (positions), pairs.
+TEST(SanitizeComparator, EveryRoad) {
+  for (const std::size_t n : {std::size_t{1000}, std::size_t{20001}}) {
+    const distribution d = distribution::few;
+    for (const order direction : test::all_orders) {
+      const pair_less less{false};
+      const options opt{.direction = direction};
+      expect_sorted(make_pairs(n, d), less, opt, describe(n, d, less, opt));
+    }
+    const pair_less less{false};
+    const options stable{.stable = true};
+    expect_sorted(make_pairs(n, d), less, stable, describe(n, d, less, stable));
+    device_array<pair32> keys(n);
+    device_array<std::uint32_t> values(n);
+    keys.upload(make_pairs(n, d));
+    sort_pairs(keys.get(), values.get(), n, less);
+    const std::vector<pair32> sorted = keys.download();
+    EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end(), less));
+  }
+}
+
+}  // namespace
+}  // namespace bitonic
