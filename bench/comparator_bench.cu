@@ -3,7 +3,9 @@
 //
 // Why: a comparator the caller writes (here a two-field struct ordered by major, then minor) keeps
 // every library off its radix fast path, so the comparison sorts are the ones a user of such keys
-// chooses between. Every peer gets the same functor, the same stream and the same input.
+// chooses between. Every peer gets the same functor, the same stream and the same input. The
+// order is timed in two spellings: with || and && (key_type pair32), which nvcc compiles into a
+// branch per comparison, and with | and & (pair32_bitwise), which it does not.
 //
 // What: for each size of --log2, each peer sorts a fresh copy of the same uniform random keys
 // (std::mt19937_64 from a fixed seed, printed); one warm-up run, then the median of --reps runs
@@ -59,7 +61,14 @@ struct by_major_then_minor {
   }
 };
 
-constexpr const char* key_type_name = "pair32";
+//! The same order without short-circuits (| and & on the comparisons): nvcc compiles the `||`
+//! above into a branch per comparison, which keeps the comparisons of a network step from
+//! overlapping; this form compiles to predicates and selects.
+struct by_major_then_minor_bitwise {
+  __host__ __device__ bool operator()(const pair32& a, const pair32& b) const {
+    return (a.major < b.major) | ((a.major == b.major) & (a.minor < b.minor));
+  }
+};
 constexpr std::uint64_t input_seed = 0x5eed'c0de'2026'0001;
 constexpr std::array<unsigned, 4> default_log2_sizes = {16, 20, 24, 26};
 constexpr unsigned default_reps = 7;
@@ -259,20 +268,14 @@ std::string csv_field(std::string_view text) {
   return quoted + '"';
 }
 
-int run(const run_settings& settings, const std::string& command) {
-  const std::string device = bitonic::current_device_name();
-  const std::string date = utc_time("%Y-%m-%d");
-  std::printf("# %s, %s, %s\n", device.c_str(), utc_time("%Y-%m-%d %H:%M:%S UTC").c_str(),
-              command.c_str());
-  std::printf("# seed %#llx (std::mt19937_64), one warm-up run, median of %u runs\n",
-              static_cast<unsigned long long>(input_seed), settings.reps);
-  std::printf("device,date,key_type,log2n,n,algorithm,internal_ms,keys_per_s\n");
-  std::fflush(stdout);
-
-  const by_major_then_minor less;
+//! Times every peer under `less` at every size of `settings` and prints the rows (key_type
+//! `key_type_name`); returns false if a checked output differs from std::sort.
+template <class Less>
+bool bench_comparator(const run_settings& settings, const std::string& device,
+                      const std::string& date, const char* key_type_name, Less less) {
   const bitonic::cuda_stream stream;
   const bitonic::cuda_event start, stop;
-  comparator_sorts<pair32, by_major_then_minor> sorts(less);
+  comparator_sorts<pair32, Less> sorts(less);
   bitonic::device_buffer<pair32> pristine, work;
   bool all_match = true;
 
@@ -333,7 +336,25 @@ int run(const run_settings& settings, const std::string& command) {
       }
     }
   }
-  if (!all_match) {
+  return all_match;
+}
+
+int run(const run_settings& settings, const std::string& command) {
+  const std::string device = bitonic::current_device_name();
+  const std::string date = utc_time("%Y-%m-%d");
+  std::printf("# %s, %s, %s\n", device.c_str(), utc_time("%Y-%m-%d %H:%M:%S UTC").c_str(),
+              command.c_str());
+  std::printf("# seed %#llx (std::mt19937_64), one warm-up run, median of %u runs\n",
+              static_cast<unsigned long long>(input_seed), settings.reps);
+  std::printf("device,date,key_type,log2n,n,algorithm,internal_ms,keys_per_s\n");
+  std::fflush(stdout);
+  // Both forms of one order: key_type pair32 (||, as most comparators are written) and
+  // pair32_bitwise.
+  const bool short_circuit_match =
+      bench_comparator(settings, device, date, "pair32", by_major_then_minor{});
+  const bool bitwise_match =
+      bench_comparator(settings, device, date, "pair32_bitwise", by_major_then_minor_bitwise{});
+  if (!short_circuit_match || !bitwise_match) {
     std::fprintf(stderr, "FAIL: at least one peer's output differs from std::sort\n");
     return 1;
   }

@@ -42,8 +42,13 @@ def record_kind(row):
     return row["key_type"] if values == "none" else f"{row['key_type']}_{values}"
 
 
+VALUE_KINDS = {"u32", "u64", "i32", "i64", "f32", "f64", "argsort", "batched"}
+
+
 def describe_kind(kind):
     key_type, _, values = kind.partition("_")
+    if values not in VALUE_KINDS:  # a key type of its own, e.g. the comparator bench's
+        return f"{kind} keys"
     if values == "batched":  # bench --batched: n is each array's size, the total fixed
         return f"{key_type} keys in arrays of n, sorted each on its own"
     if not values:

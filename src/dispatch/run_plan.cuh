@@ -186,7 +186,6 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       } else {
         throw error("bitonic: internal error: a pass a caller's order has no kernel for");
       }
-      return;
     } else {
       run_library_pass(p, ps, at, to, tiles_in, count, splits, less, stream);
     }

@@ -145,9 +145,10 @@ struct word_less {
 //! A key sorted under a caller's comparator (bitonic.cuh): the kernels move it as it is, with no
 //! word in its place (a float under a caller's order is not ordered by its word), so its
 //! ordered_word is itself. Same size and layout as Key: arrays of keys are sorted as arrays of
-//! these.
+//! these. Keys of 4 and 8 bytes are aligned to their size (one load or store a key, not one a
+//! field), so the keys must be too (bitonic.cuh checks).
 template <class Key>
-struct caller_key {
+struct alignas(sizeof(Key) == 4 || sizeof(Key) == 8 ? sizeof(Key) : alignof(Key)) caller_key {
   Key key;
 };
 static_assert(sizeof(caller_key<double>) == sizeof(double), "a caller_key is its key");

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "bitonic/order.hpp"  // BITONIC_HOST_DEVICE
@@ -105,6 +106,28 @@ __device__ __forceinline__ void exchange_by_borrow(std::uint64_t& a, std::uint64
   a = Reverse ? high : low;
   b = Reverse ? low : high;
 }
+
+//! On the GPU, for keys that are not numbers (a caller's keys, bitonic.cuh): the comparison as a
+//! word of all ones or zero, and each 32-bit word of the two keys chosen by one lop3 with it, so
+//! that no predicate stays live per comparator in flight (as in exchange_by_borrow).
+template <class Key, class Less>
+__device__ __forceinline__ void exchange_by_mask(Key& a, Key& b, Less less) {
+  constexpr unsigned words = sizeof(Key) / 4;
+  unsigned x[words], y[words];
+  std::memcpy(x, &a, sizeof a);
+  std::memcpy(y, &b, sizeof b);
+  const unsigned swap = 0u - unsigned(less(b, a));
+#pragma unroll
+  for (unsigned i = 0; i < words; ++i) {
+    unsigned low, high;  // lop3 0xCA: swap ? first : second
+    asm("lop3.b32 %0, %1, %2, %3, 0xCA;" : "=r"(low) : "r"(swap), "r"(y[i]), "r"(x[i]));
+    asm("lop3.b32 %0, %1, %2, %3, 0xCA;" : "=r"(high) : "r"(swap), "r"(x[i]), "r"(y[i]));
+    x[i] = low;
+    y[i] = high;
+  }
+  std::memcpy(&a, x, sizeof a);
+  std::memcpy(&b, y, sizeof b);
+}
 #endif
 
 //! Puts the smaller key (under `less`) at `a`, the larger at `b`.
@@ -114,6 +137,10 @@ BITONIC_HOST_DEVICE inline void compare_exchange(Key& a, Key& b, Less less) {
   // 64-bit words under the orders of key_order.hpp, whose Less says whether it reverses `<`.
   if constexpr (std::is_same_v<Key, std::uint64_t> && requires { Less::reverses; }) {
     exchange_by_borrow<Less::reverses>(a, b);
+    return;
+  }
+  if constexpr (!std::is_arithmetic_v<Key> && sizeof(Key) % 4 == 0) {
+    exchange_by_mask(a, b, less);
     return;
   }
 #endif

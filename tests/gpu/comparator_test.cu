@@ -187,6 +187,9 @@ TEST(Comparator, ErrorsLeaveTheKeysAlone) {
   EXPECT_TRUE(test::throws_error([&] { sort(static_cast<pair32*>(nullptr), n, less); }, "null"));
   std::vector<pair32> host = input;
   EXPECT_TRUE(test::throws_error([&] { sort(host.data(), n, less); }, "device"));
+  pair32* const misaligned =
+      reinterpret_cast<pair32*>(reinterpret_cast<unsigned char*>(keys.get()) + 4);
+  EXPECT_TRUE(test::throws_error([&] { sort(misaligned, n - 1, less); }, "aligned"));
   EXPECT_TRUE(test::throws_error(
       [&] { sort(keys.get(), n, less, {.algo = algorithm::shared_tiles}); }, "optimized"));
   const std::size_t needed = workspace_bytes<pair32>(n, less);
@@ -217,12 +220,20 @@ TEST(SanitizeComparator, EveryRoad) {
     const pair_less less{false};
     const options stable{.stable = true};
     expect_sorted(make_pairs(n, d), less, stable, describe(n, d, less, stable));
+    const std::vector<pair32> input = make_pairs(n, d);
+    std::vector<std::uint32_t> ids(n);
+    for (std::size_t i = 0; i < n; ++i)
+      ids[i] = std::uint32_t(i);
     device_array<pair32> keys(n);
     device_array<std::uint32_t> values(n);
-    keys.upload(make_pairs(n, d));
+    keys.upload(input);
+    values.upload(ids);
     sort_pairs(keys.get(), values.get(), n, less);
     const std::vector<pair32> sorted = keys.download();
+    const std::vector<std::uint32_t> moved = values.download();
     EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end(), less));
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_TRUE(sorted[i] == input[moved[i]]) << i;
   }
 }
 
