@@ -82,7 +82,9 @@ void check_caller_sort(const Key* d_keys, const Value* d_values, std::size_t n, 
                 "only (options.algo automatic or optimized)");
   }
   // The key sort loads a 4- or 8-byte key at once (caller_key); cudaMalloc'd arrays are aligned.
-  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(caller_key<Key>), caller);
+  constexpr std::size_t key_alignment =
+      caller_sort<Key, Value>::direct_size ? sizeof(Key) : alignof(Key);
+  runtime::require_device_range(d_keys, n, sizeof(Key), key_alignment, caller);
   if constexpr (!std::is_void_v<Value>) {
     static_assert(std::is_trivially_copyable_v<Value>, "values are moved as bits");
     runtime::require_device_range(d_values, n, sizeof(Value), alignof(Value), caller, "d_values");

@@ -142,14 +142,20 @@ struct word_less {
   }
 };
 
-//! A key sorted under a caller's comparator (bitonic.cuh): the kernels move it as it is, with no
-//! word in its place (a float under a caller's order is not ordered by its word), so its
-//! ordered_word is itself. Same size and layout as Key: arrays of keys are sorted as arrays of
-//! these. Keys of 4 and 8 bytes are aligned to their size (one load or store a key, not one a
-//! field), so the keys must be too (bitonic.cuh checks).
+//! A key of 4 or 8 bytes sorted under a caller's comparator (bitonic.cuh), held as an unsigned
+//! integer of its bits: the kernels move it with one load or store (a struct of two int32 fields
+//! was moved field by field, doubling the loads), and its ordered_word is itself (a float under a
+//! caller's order is not ordered by its word). Same size as Key, aligned to it: arrays of keys
+//! aligned to their size are sorted as arrays of these.
 template <class Key>
-struct alignas(sizeof(Key) == 4 || sizeof(Key) == 8 ? sizeof(Key) : alignof(Key)) caller_key {
-  Key key;
+struct caller_key {
+  static_assert(sizeof(Key) == 4 || sizeof(Key) == 8, "keys of 4 or 8 bytes");
+  std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t> bits;
+  BITONIC_HOST_DEVICE Key key() const {
+    Key k;
+    std::memcpy(&k, &bits, sizeof k);
+    return k;
+  }
 };
 static_assert(sizeof(caller_key<double>) == sizeof(double), "a caller_key is its key");
 
@@ -165,7 +171,7 @@ struct caller_order {
 #endif
   template <class Key>
   BITONIC_HOST_DEVICE bool operator()(const caller_key<Key>& a, const caller_key<Key>& b) const {
-    return Reversed ? less(b.key, a.key) : less(a.key, b.key);
+    return Reversed ? less(b.key(), a.key()) : less(a.key(), b.key());
   }
 };
 
