@@ -44,10 +44,15 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/report.hpp"  // csv_field
+#include "bench/timing.hpp"  // median
 #include "bitonic/bitonic.cuh"
 #include "bitonic/cuda_helpers.hpp"
 
 namespace {
+
+using bitonic::bench::csv_field;
+using bitonic::bench::median;
 
 //! The key: two 32-bit fields, 8 bytes, ordered by major, then minor.
 struct pair32 {
@@ -157,16 +162,6 @@ class comparator_sorts {
   std::size_t cub_temp_bytes_ = 0;
 };
 
-//! The median of `samples` (the mean of the middle two for an even count); 0 when empty.
-double median(std::vector<double> samples) {
-  if (samples.empty()) return 0.0;
-  const std::size_t mid = samples.size() / 2;
-  std::nth_element(samples.begin(), samples.begin() + mid, samples.end());
-  if (samples.size() % 2 == 1) return samples[mid];
-  const double upper = samples[mid];
-  return (upper + *std::max_element(samples.begin(), samples.begin() + mid)) / 2;
-}
-
 //! n uniform random pair32 keys, both fields over the whole int32 range: each key is the two
 //! halves of one 64-bit draw. Seeded afresh for every size, so that an input does not depend on
 //! the sizes run before it.
@@ -255,17 +250,6 @@ std::string command_line(int argc, char** argv) {
     text += argv[i];
   }
   return text;
-}
-
-//! `text` as one CSV field (quoted when it holds a comma, a quote or a newline).
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\n") == std::string_view::npos) return std::string(text);
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + '"';
 }
 
 //! Times every peer under `less` at every size of `settings` and prints the rows (key_type

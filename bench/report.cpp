@@ -15,16 +15,6 @@ std::string format(const char* fmt, double value) {
   return text;
 }
 
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\n") == std::string_view::npos) return std::string(text);
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + '"';
-}
-
 std::optional<double> internal_of(std::span<const result_row> rows, std::string_view name) {
   for (const result_row& r : rows) {
     if (r.algorithm == name) return r.internal_ms;
@@ -48,6 +38,16 @@ std::string check_text(const result_row& r) {
 }
 
 }  // namespace
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
 
 std::string format_rate(double per_second) {
   if (per_second >= 1e9) return format("%.2f G", per_second / 1e9);

@@ -38,6 +38,9 @@ struct size_context {
 //! "1.23 G", "456.7 M", ...: a rate for people.
 std::string format_rate(double per_second);
 
+//! `text` as one CSV field (quoted when it holds a comma, a quote or a newline).
+std::string csv_field(std::string_view text);
+
 //! Today's date in the local time zone, YYYY-MM-DD.
 std::string iso_date();
 
