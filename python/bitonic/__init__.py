@@ -478,7 +478,7 @@ def _finish(*arrays):
     """The arrays to hand back, once the work is enqueued on the first one's stream (JAX and
     other DLPack producers: finished)."""
     first = arrays[0]
-    if first.device_type != "cuda":
+    if first.device_type != "cuda" or not any(a.waits_in_finish for a in arrays):
         return tuple(a.x for a in arrays)
     stream = first.stream()
     return tuple(a.finish(stream) for a in arrays)

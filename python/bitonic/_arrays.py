@@ -85,6 +85,7 @@ class Adapter:
     immutable = False  # JAX: arrays are values; in-place sorting of them is refused
     writes_indices = False  # fill_iota works: the kinds whose library makes arrays (new, copy)
     empty_is_free = False  # new() without iota allocates and writes nothing (torch, cupy)
+    waits_in_finish = False  # finish() needs the stream (DLPack producers wait for it)
 
     def __init__(self, x):
         self.x = x
@@ -162,58 +163,74 @@ class TorchTensor(Adapter):
     kind = "torch.Tensor"
     writes_indices = True
     empty_is_free = True
+    _torch = None  # the module, looked up once: this adapter is on every torch call's path
     _dtypes = None
+    _raw_stream = None
 
     def __init__(self, x):
         super().__init__(x)
-        torch = _module("torch")
-        if TorchTensor._dtypes is None:
+        torch = TorchTensor._torch
+        if torch is None:
+            torch = TorchTensor._torch = _module("torch")
             TorchTensor._dtypes = {getattr(torch, n): n for n in DTYPES if hasattr(torch, n)}
+            # torch's raw getter (what Triton calls) costs a fraction of current_stream(), which
+            # builds a Stream object.
+            TorchTensor._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.dtype = TorchTensor._dtypes.get(x.dtype)
-        self.dtype_repr = str(x.dtype)
         self.shape = tuple(x.shape)
         self.contiguous = x.is_contiguous()
-        dev = x.device
-        self.device_type = dev.type  # "cuda", "cpu", or another backend (refused)
-        if self.device_type == "cuda":
-            self.device = dev.index if dev.index is not None else torch.cuda.current_device()
+        if x.is_cuda:  # get_device() is the index without building a torch.device
+            self.device_type, self.device = "cuda", x.get_device()
+        else:
+            self.device_type = x.device.type  # "cpu", or another backend (refused)
+
+    @property
+    def dtype_repr(self):  # only error messages ask
+        return str(self.x.dtype)
+
+    def _same_device(self, x, dtype):
+        """The adapter of x, a new contiguous tensor of `dtype` on this one's device: its fields
+        are known, so none is asked of torch again."""
+        made = object.__new__(TorchTensor)
+        made.x, made.dtype, made.shape, made.contiguous = x, dtype, tuple(x.shape), True
+        made.device_type, made.device = self.device_type, self.device
+        return made
 
     def ptr(self):
         return self.x.data_ptr()
 
     def stream(self):
-        # 0: the legacy default stream, which the C++ API takes as nullptr. torch's raw getter
-        # (what Triton calls) costs a fraction of current_stream(), which builds a Stream object.
-        torch = _module("torch")
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        if raw is not None:
-            return raw(self.device)
-        return torch.cuda.current_stream(self.device).cuda_stream
+        # 0: the legacy default stream, which the C++ API takes as nullptr.
+        if TorchTensor._raw_stream is not None:
+            return TorchTensor._raw_stream(self.device)
+        return TorchTensor._torch.cuda.current_stream(self.device).cuda_stream
 
     def copy(self):
-        torch = _module("torch")
-        return TorchTensor(self.x.detach().clone(memory_format=torch.contiguous_format))
+        torch = TorchTensor._torch
+        return self._same_device(self.x.detach().clone(memory_format=torch.contiguous_format),
+                                 self.dtype)
 
     def copy_into(self, out):
         out.x.detach().copy_(self.x)
 
     def new(self, shape, dtype, iota=False):
-        torch = _module("torch")
+        torch = TorchTensor._torch
         kind = getattr(torch, dtype)
         if iota:  # expand: a view; contiguous: one copy on the current stream (none for 1-d)
             row = torch.arange(shape[-1], dtype=kind, device=self.x.device)
-            return TorchTensor(row.expand(shape).contiguous())
-        return TorchTensor(torch.empty(shape, dtype=kind, device=self.x.device))
+            return self._same_device(row.expand(shape).contiguous(), dtype)
+        return self._same_device(torch.empty(shape, dtype=kind, device=self.x.device), dtype)
 
     def fill_iota(self):
-        torch = _module("torch")
+        torch = TorchTensor._torch
         self.x.detach().copy_(torch.arange(self.shape[-1], dtype=self.x.dtype,
                                            device=self.x.device))
 
     def workspace(self, nbytes):
         # The caching allocator hands out memory ordered on the current stream, where the sort
         # runs; when `owner` dies the block is reused on that stream only after the sort.
-        owner = _module("torch").empty(nbytes, dtype=_module("torch").uint8, device=self.x.device)
+        torch = TorchTensor._torch
+        owner = torch.empty(nbytes, dtype=torch.uint8, device=self.x.device)
         return owner.data_ptr(), owner
 
 
@@ -277,6 +294,8 @@ class DLPackArray(Adapter):
     """Any ``__dlpack__`` producer (JAX has a subclass). The capsule is asked for on first use of
     ptr(), with the stream the sort will run on, so that the producer orders its pending work on
     the array before it; the capsule stays alive as long as this adapter."""
+
+    waits_in_finish = True
 
     def __init__(self, x):
         super().__init__(x)
@@ -435,19 +454,24 @@ class CudaArrayInterface(Adapter):
         self.x.copy_to_device(_iota(_module("numpy"), self.shape, self.x.dtype))
 
 
+#: Adapter classes by the exact type of arrays already wrapped, for the kinds recognised by
+#: their library's class (a dictionary lookup instead of up to four isinstance checks a call).
+_ADAPTER_OF_TYPE = {}
+
+
 def wrap(x, caller="bitonic.sort"):
     """The adapter for `x`; TypeError naming what is accepted when there is none."""
+    known = _ADAPTER_OF_TYPE.get(type(x))
+    if known is not None:
+        return known(x)
     np, torch, cupy, jax = (_module(n) for n in ("numpy", "torch", "cupy", "jax"))
-    if np is not None and isinstance(x, np.ndarray):
-        return NumpyArray(x)
     if np is not None and isinstance(x, np.generic):  # a NumPy scalar: refused as 0-d
         return NumpyArray(np.asarray(x))
-    if torch is not None and isinstance(x, torch.Tensor):
-        return TorchTensor(x)
-    if cupy is not None and isinstance(x, cupy.ndarray):
-        return CupyArray(x)
-    if jax is not None and isinstance(x, jax.Array):
-        return JaxArray(x)
+    for module, cls, adapter in ((np, "ndarray", NumpyArray), (torch, "Tensor", TorchTensor),
+                                 (cupy, "ndarray", CupyArray), (jax, "Array", JaxArray)):
+        if module is not None and isinstance(x, getattr(module, cls)):
+            _ADAPTER_OF_TYPE[type(x)] = adapter
+            return adapter(x)
     if hasattr(x, "__cuda_array_interface__"):
         return CudaArrayInterface(x)
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):

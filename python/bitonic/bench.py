@@ -1,13 +1,14 @@
 """``python -m bitonic bench``: bitonic against the sorts Python users have, in one process.
 
 Rows, where their library imports: the C++ call through the extension (``_core``, what the C++
-benchmark's ``automatic`` row times, plus one nanobind call), ``bitonic.sort`` on a torch tensor
-in place and out of place, ``torch.sort`` (values and indices: torch has no keys-only sort),
-``bitonic.sort(return_indices=True)`` (the same output as torch.sort's), ``bitonic.argsort`` and
-``torch.argsort(stable=True)``, ``bitonic.sort`` on a CuPy array and ``cupy.sort``, NVIDIA's
-``cuda.compute`` (cuda-cccl) radix and merge sorts with their temporary storage allocated once,
-and on the host ``numpy.sort`` against ``bitonic.sort`` of a NumPy array (``sort_host``: host to
-device, sort, back).
+benchmark's ``automatic`` row times, plus one nanobind call), in place and out of place (the C++
+``sort(d_in, d_out, n)`` into an output allocated once), ``bitonic.sort`` on a torch tensor in place
+and out of place (a new tensor each call, as a user gets it), ``torch.sort`` (values and indices:
+torch has no keys-only sort), ``bitonic.sort(return_indices=True)`` (the same output as
+torch.sort's), ``bitonic.argsort`` and ``torch.argsort(stable=True)``, ``bitonic.sort`` on a CuPy
+array and ``cupy.sort``, NVIDIA's ``cuda.compute`` (cuda-cccl) radix and merge sorts with their
+temporary storage allocated once, and on the host ``numpy.sort`` against ``bitonic.sort`` of a NumPy
+array (``sort_host``: host to device, sort, back).
 
 Measured as the C++ benchmark measures (shared/DESIGN.md): CUDA events on the current stream
 around the call, warm-up runs first, the median of ``--runs`` (at least 5), and a fresh copy of the
@@ -22,7 +23,7 @@ import sys
 import time
 
 from . import _arrays, _core, argsort, sort
-from ._arrays import SORT
+from ._arrays import SORT, SORT_COPY
 
 _SHORT = {"i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64", "f32": "float32",
           "f64": "float64"}
@@ -199,14 +200,17 @@ def _bench_size(np, torch, cupy, gpu, table, host, dtype, code, n, args, peers):
             torch_row = str(e).splitlines()[0][:60]
         dev = xd.device.index
 
-        def core_call():
+        def core_call(op, src):  # in place (SORT: buf) or from xd into buf (SORT_COPY)
             stream = torch.cuda.current_stream().cuda_stream
-            _core.run(SORT, True, buf.data_ptr(), 0, 1, n, code, code, False, False, stream, 0,
-                      0, dev)
+            second = buf.data_ptr() if op == SORT_COPY else 0
+            _core.run(op, True, src.data_ptr(), second, 1, n, code, code, False, False, stream,
+                      0, 0, dev)
             return buf
 
         for name, run, prep in (
-                ("bitonic C++ call (_core)", core_call, prepare),
+                ("bitonic C++ call (_core)", lambda: core_call(SORT, buf), prepare),
+                ("bitonic C++ call, out of place", lambda: core_call(SORT_COPY, xd),
+                 lambda: None),
                 ("bitonic.sort(torch, inplace)", lambda: sort(buf, inplace=True), prepare),
                 ("bitonic.sort(torch)", lambda: sort(xd), lambda: None)):
             ms, result = _median_gpu(events, sync, prep, run, runs, warmup)
