@@ -7,15 +7,13 @@
 // Why it is fast: a key is compared once with the block's threshold (the K-th best word kept so
 // far) and dropped unless it beats it; only survivors go to a buffer in shared memory (a warp
 // reserves its slots with one atomic). When the buffer could overflow (and once as soon as it
-// holds K survivors, to start filtering), the block merges the survivors into the kept words with
-// the network (network.hpp's steps, in shared memory): sorted in blocks of K, reduced pairwise to
-// the better block by the first step of the stage that would merge two blocks (the smaller of
-// each mirrored pair are the K best) and its half-cleaners (which sort them), and merged into the
-// kept words the same way. On random keys the survivors of a part of m keys number about
-// K ln(m / K), so the work is one read of the keys. Parts of one array
-// leave K candidates each; the same kernel then selects among the candidates (words in, not keys)
-// until one part is left, whose first k records it writes as keys (gathered bit for bit from the
-// array) and indices.
+// holds K survivors, to start filtering), the block selects the K best of its kept words and the
+// survivors by a radix selection on the words (a few counting rounds over them, PERFORMANCE.md
+// log 50), in no order; only the last pass orders its K words, with the network (network.hpp's
+// steps, in shared memory). On random keys the survivors of a part of m keys number about
+// K ln(m / K), so the work is one read of the keys. Parts of one array leave K candidates each;
+// the same kernel then selects among the candidates (words in, not keys) until one part is left,
+// whose first k records it writes as keys (gathered bit for bit from the array) and indices.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -72,83 +70,168 @@ __device__ inline std::uint64_t record_word(std::uint32_t bits, index_t i, key_k
   return (std::uint64_t{w} << 32) | std::uint32_t(i);
 }
 
-//! The kept words and the buffer of survivors of one block, in shared memory.
-struct block_state {
-  std::uint64_t* kept;    //!< K words, ascending
-  std::uint64_t* buffer;  //!< buffer_words(k_log2) words, `count` of them used
-  unsigned* count;
-  std::uint64_t* threshold;  //!< kept[K - 1]: only smaller words can still be among the K best
+//! What a flush's radix selection shares between the threads of a block.
+struct selection {
+  std::uint64_t prefix;       //!< the digits chosen so far, in the bits of prefix_mask
+  std::uint64_t prefix_mask;  //!< the top bits the chosen digits cover
+  std::uint64_t largest;      //!< the largest word kept
+  unsigned need;              //!< words still to keep among those whose top bits equal prefix
+  unsigned equal_taken;       //!< of the words equal to a whole-word prefix, those kept so far
+  unsigned holes, filled;     //!< of the hole list (kept words that lost), written and refilled
+  bool done;                  //!< every word whose top bits equal prefix is kept
 };
 
-//! Keeps the smaller word of each mirrored pair of the sorted K-word blocks at `a` and `b` in `a`
-//! (the first step of the stage that would merge them), for i = this thread's share of K.
-__device__ inline void keep_smaller_mirrored(std::uint64_t* a, const std::uint64_t* b, unsigned i,
-                                             unsigned kept) {
-  const std::uint64_t other = b[kept - 1 - i];
-  if (other < a[i]) a[i] = other;
+//! The kept words and the buffer of survivors of one block, in shared memory. The buffer follows
+//! the kept words, so that a flush selects among one array of candidates.
+struct block_state {
+  std::uint64_t* kept;    //!< K words, in no order (the last pass sorts them)
+  std::uint64_t* buffer;  //!< buffer_words(k_log2) words, `count` of them used
+  //! A flush's counts of digits while it selects, then its list of the positions in `kept` that
+  //! it frees (one area: tuning::flush_scratch_bytes).
+  unsigned* histogram;
+  std::uint16_t* holes;
+  unsigned* count;
+  std::uint64_t* threshold;  //!< the largest kept word: only smaller words can still be among the K
+                             //!< best
+  selection* select;
+};
+
+//! Warp 0 (all its lanes): the digit at `shift` of the need-th smallest candidate whose top bits
+//! equal the prefix, from the histogram of those candidates' digits; added to the prefix.
+__device__ inline void choose_digit(selection& sel, const unsigned* histogram, unsigned shift) {
+  constexpr unsigned per_lane = tuning::radix / 32;
+  const unsigned lane = threadIdx.x % 32;
+  unsigned counts[per_lane], sum = 0;
+#pragma unroll
+  for (unsigned j = 0; j < per_lane; ++j) {
+    counts[j] = histogram[lane * per_lane + j];
+    sum += counts[j];
+  }
+  unsigned inclusive = sum;  // a warp scan of the lanes' sums
+#pragma unroll
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const unsigned below = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += below;
+  }
+  const unsigned need = sel.need;  // at least 1, and at most the candidates counted
+  const unsigned chosen = __ffs(__ballot_sync(0xffffffffu, inclusive >= need)) - 1;
+  __syncwarp();  // every lane has read sel.need before the chosen one writes it
+  if (lane != chosen) return;
+  unsigned below = inclusive - sum;
+#pragma unroll
+  for (unsigned j = 0; j < per_lane; ++j) {
+    if (below + counts[j] >= need) {
+      sel.prefix |= std::uint64_t{lane * per_lane + j} << shift;
+      sel.prefix_mask |= std::uint64_t{tuning::radix - 1} << shift;
+      sel.need = need - below;
+      sel.done = counts[j] == need - below;
+      return;
+    }
+    below += counts[j];
+  }
 }
 
-//! Sorts the buffer's survivors and merges them into the kept words (all threads; count and the
-//! buffer settled by a barrier before). The survivors are sorted in blocks of K (the network's
-//! first k_log2 stages); pairs of blocks are then reduced to the better block, level by level,
-//! each by the first step of the stage that would merge them (the smaller of each mirrored pair:
-//! the K best, as a bitonic sequence) and that stage's half-cleaners (which sort them), until the
-//! K best survivors are sorted in the first block; the same step and half-cleaners merge them
-//! into the kept words. Far less work than sorting all survivors when they outnumber K.
+//! Keeps the K smallest of the kept words and the buffer's survivors (all threads; count and the
+//! buffer settled by a barrier before), in no order, and makes the largest of them the threshold.
+//! A radix selection, most significant digit first: each round counts the digits of the
+//! candidates that still tie with the K-th smallest on the digits chosen so far, and picks the
+//! next digit of the K-th smallest; it ends once every tied candidate is kept (two or three
+//! rounds on spread keys). Kept words that lose leave holes that the buffer's winners fill. Far
+//! cheaper than sorting the survivors: a few passes over them, not log^2 K network steps.
 __device__ void flush(const block_state& s, unsigned k_log2) {
-  const unsigned kept = 1u << k_log2, used = *s.count;
-  const unsigned sort_log2 = max(k_log2, network::ceil_log2(used));
-  const unsigned sorted = 1u << sort_log2;
-  for (unsigned i = used + threadIdx.x; i < sorted; i += tuning::block_threads)
-    s.buffer[i] = ~std::uint64_t{0};  // +infinity: after every word
-  __syncthreads();
-  for (network::step st{1, 0}; st.stage <= k_log2; st = st.next()) {
-    for (unsigned c = threadIdx.x; c < sorted / 2; c += tuning::block_threads) {
-      const unsigned lo = st.lower_index<unsigned>(c), hi = unsigned(st.upper_index(lo));
-      network::compare_exchange(s.buffer[lo], s.buffer[hi], ascending_less{});
-    }
-    __syncthreads();
-  }
-  // The half-cleaners of stage k_log2 + 1 on the K words at `block`, comparator c of them.
-  const auto half_clean = [&](std::uint64_t* block, unsigned j, unsigned c) {
-    const unsigned lo = network::step{k_log2 + 1, j}.lower_index<unsigned>(c);
-    network::compare_exchange(block[lo], block[lo | (1u << j)], ascending_less{});
-  };
-  for (unsigned span = kept; span < sorted; span *= 2) {  // blocks `span` apart, in pairs
-    const unsigned pairs = sorted / (2 * span);
-    for (unsigned t = threadIdx.x; t < pairs * kept; t += tuning::block_threads) {
-      std::uint64_t* first = s.buffer + (t >> k_log2) * 2 * span;
-      keep_smaller_mirrored(first, first + span, t & (kept - 1), kept);
-    }
-    __syncthreads();
-    for (unsigned j = k_log2; j-- > 0;) {
-      for (unsigned t = threadIdx.x; t < pairs * kept / 2; t += tuning::block_threads)
-        half_clean(s.buffer + (t >> (k_log2 - 1)) * 2 * span, j, t & (kept / 2 - 1));
-      __syncthreads();
-    }
-  }
-  for (unsigned i = threadIdx.x; i < kept; i += tuning::block_threads)
-    keep_smaller_mirrored(s.kept, s.buffer, i, kept);
-  __syncthreads();
-  for (unsigned j = k_log2; j-- > 0;) {
-    for (unsigned c = threadIdx.x; c < kept / 2; c += tuning::block_threads)
-      half_clean(s.kept, j, c);
-    __syncthreads();
-  }
+  constexpr unsigned digit_bits = network::ceil_log2(tuning::radix);
+  const unsigned kept = 1u << k_log2, used = *s.count, total = kept + used;
+  selection& sel = *s.select;
   if (threadIdx.x == 0) {
-    *s.threshold = s.kept[kept - 1];
+    sel.prefix = sel.prefix_mask = sel.largest = 0;
+    sel.need = kept;
+    sel.equal_taken = sel.holes = sel.filled = 0;
+    sel.done = false;
+  }
+  for (int shift = 64 - int(digit_bits); shift >= 0; shift -= int(digit_bits)) {
+    for (unsigned d = threadIdx.x; d < tuning::radix; d += tuning::block_threads)
+      s.histogram[d] = 0;
+    __syncthreads();  // the histogram cleared, the prefix of the round before settled
+    const std::uint64_t prefix = sel.prefix, mask = sel.prefix_mask;
+    for (unsigned i = threadIdx.x; i < total; i += tuning::block_threads) {
+      const std::uint64_t w = s.kept[i];  // kept words, then the buffer's
+      if ((w & mask) == prefix) atomicAdd(&s.histogram[(w >> shift) % tuning::radix], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) choose_digit(sel, s.histogram, unsigned(shift));
+    __syncthreads();
+    if (sel.done) break;
+  }
+  // Every digit chosen without `done`: the tied words are equal (the padding, ~0): any `need` of
+  // them.
+  const std::uint64_t prefix = sel.prefix, mask = sel.prefix_mask;
+  const bool done = sel.done;
+  const unsigned need = sel.need;
+  const auto selected = [&](std::uint64_t w) {
+    const std::uint64_t top = w & mask;
+    if (top != prefix) return top < prefix;
+    return done || atomicAdd(&sel.equal_taken, 1u) < need;
+  };
+  std::uint64_t largest = 0;
+  for (unsigned i = threadIdx.x; i < kept; i += tuning::block_threads) {
+    const std::uint64_t w = s.kept[i];
+    if (selected(w)) {
+      largest = max(largest, w);
+    } else {
+      s.holes[atomicAdd(&sel.holes, 1u)] = std::uint16_t(i);
+    }
+  }
+  __syncthreads();  // every hole listed; exactly as many of the buffer's words win
+  for (unsigned i = threadIdx.x; i < used; i += tuning::block_threads) {
+    const std::uint64_t w = s.buffer[i];
+    if (selected(w)) {
+      s.kept[s.holes[atomicAdd(&sel.filled, 1u)]] = w;
+      largest = max(largest, w);
+    }
+  }
+#pragma unroll
+  for (unsigned d = 16; d > 0; d /= 2)
+    largest = max(largest, __shfl_xor_sync(0xffffffffu, largest, d));
+  if (threadIdx.x % 32 == 0)
+    atomicMax(reinterpret_cast<unsigned long long*>(&sel.largest),
+              static_cast<unsigned long long>(largest));
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    *s.threshold = sel.largest;
     *s.count = 0;
   }
   __syncthreads();
 }
 
-__global__ void __launch_bounds__(tuning::block_threads) select_kernel(select_pass p) {
+//! Sorts the K kept words ascending with the network (all threads; the last pass, before it
+//! writes the first k).
+__device__ void sort_kept(const block_state& s, unsigned k_log2) {
+  const unsigned kept = 1u << k_log2;
+  for (network::step st{1, 0}; st.stage <= k_log2; st = st.next()) {
+    for (unsigned c = threadIdx.x; c < kept / 2; c += tuning::block_threads) {
+      const unsigned lo = st.lower_index<unsigned>(c), hi = unsigned(st.upper_index(lo));
+      network::compare_exchange(s.kept[lo], s.kept[hi], ascending_less{});
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void __launch_bounds__(tuning::block_threads, tuning::blocks_per_sm)
+    select_kernel(select_pass p) {
   extern __shared__ std::uint64_t smem[];
   __shared__ unsigned count;
   __shared__ std::uint64_t threshold;
+  __shared__ selection select;
   const unsigned kept_words = 1u << p.k_log2;
-  const block_state s{smem, smem + kept_words, &count, &threshold};
   const unsigned capacity = tuning::buffer_words(p.k_log2);
+  std::uint64_t* const scratch = smem + kept_words + capacity;
+  const block_state s{smem,
+                      smem + kept_words,
+                      reinterpret_cast<unsigned*>(scratch),
+                      reinterpret_cast<std::uint16_t*>(scratch),
+                      &count,
+                      &threshold,
+                      &select};
   const unsigned lane = threadIdx.x % 32;
   for (index_t job = blockIdx.x; job < p.arrays * p.parts; job += gridDim.x) {
     const index_t array = job / p.parts, part = job % p.parts;
@@ -161,6 +244,15 @@ __global__ void __launch_bounds__(tuning::block_threads) select_kernel(select_pa
       threshold = ~std::uint64_t{0};
     }
     for (index_t tile = begin; tile < end; tile += tuning::tile) {
+      // The tile's inputs, loaded first: their latency passes while the block settles and flushes.
+      std::uint64_t input[tuning::items_per_thread];
+#pragma unroll
+      for (unsigned item = 0; item < tuning::items_per_thread; ++item) {
+        const index_t i = tile + item * tuning::block_threads + threadIdx.x;
+        input[item] = 0;
+        if (i < end)
+          input[item] = p.words != nullptr ? p.words[array * p.m + i] : p.keys[array * p.n + i];
+      }
       __syncthreads();  // count, threshold and the buffer settled
       const unsigned used = count;
       const bool unfilled = threshold == ~std::uint64_t{0};
@@ -168,12 +260,14 @@ __global__ void __launch_bounds__(tuning::block_threads) select_kernel(select_pa
       // Full, or enough survivors for a first threshold: filtering starts a tile earlier.
       if (used + tuning::tile > capacity || (unfilled && used >= kept_words)) flush(s, p.k_log2);
       const std::uint64_t limit = threshold;
+#pragma unroll
       for (unsigned item = 0; item < tuning::items_per_thread; ++item) {
         const index_t i = tile + item * tuning::block_threads + threadIdx.x;
         std::uint64_t word = ~std::uint64_t{0};
         if (i < end) {
-          word = p.words != nullptr ? p.words[array * p.m + i]
-                                    : record_word(p.keys[array * p.n + i], i, p.kind, p.descending);
+          word = p.words != nullptr
+                     ? input[item]
+                     : record_word(std::uint32_t(input[item]), i, p.kind, p.descending);
         }
         const bool survives = word < limit;
         const unsigned ballot = __ballot_sync(0xffffffffu, survives);
@@ -185,11 +279,12 @@ __global__ void __launch_bounds__(tuning::block_threads) select_kernel(select_pa
     }
     __syncthreads();
     if (count != 0) flush(s, p.k_log2);
-    if (p.parts > 1) {
+    if (p.parts > 1) {  // candidates in no order: the next pass selects among them
       std::uint64_t* out = p.candidates + job * kept_words;
       for (unsigned i = threadIdx.x; i < kept_words; i += tuning::block_threads)
         out[i] = s.kept[i];
     } else {
+      sort_kept(s, p.k_log2);
       const std::uint32_t* keys = p.keys + array * p.n;
       for (unsigned j = threadIdx.x; j < p.k; j += tuning::block_threads) {
         const std::uint32_t index = std::uint32_t(s.kept[j]);

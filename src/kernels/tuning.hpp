@@ -146,7 +146,12 @@ struct topk_select {
   static constexpr std::size_t part_keys_per_kept = 16;
   static constexpr std::size_t min_part_keys = 8192;
   static constexpr unsigned blocks_per_sm = 8;
+  static constexpr unsigned radix = 256;  //!< digits of a flush's radix selection: 8 bits
   static_assert(block_threads % 32 == 0, "whole warps: survivors are counted by warp ballots");
+  static_assert(
+      radix % 32 == 0 && (radix & (radix - 1)) == 0 && 64 % network::ceil_log2(radix) == 0,
+      "a digit is a power of two of bits that divides 64; warp 0 scans radix / 32 a lane");
+  static_assert(max_k_log2 <= 16, "a flush lists freed kept slots in 16 bits");
   static_assert(min_part_keys >= tile, "a part is at least a tile");
 
   //! Buffer words for K = 2^k_log2 kept words: at least K + tile, so that a flush never waits.
@@ -154,9 +159,16 @@ struct topk_select {
     const unsigned kept = 1u << k_log2;
     return 2 * (kept > tile ? kept : tile);
   }
-  //! Dynamic shared memory of a block: the kept words and the buffer, 8 bytes each.
+  //! A flush's scratch: its digit counts (4 bytes a digit), later its list of freed kept slots
+  //! (2 bytes each, K of them at most), one after the other in the same bytes.
+  BITONIC_HOST_DEVICE static constexpr std::size_t flush_scratch_bytes(unsigned k_log2) {
+    const std::size_t counts = std::size_t{radix} * 4, holes = (std::size_t{1} << k_log2) * 2;
+    return counts > holes ? counts : holes;
+  }
+  //! Dynamic shared memory of a block: the kept words and the buffer, 8 bytes each, and a flush's
+  //! scratch (at K = 1024, 26 KiB: eight blocks an SM).
   BITONIC_HOST_DEVICE static constexpr std::size_t smem_bytes(unsigned k_log2) {
-    return std::size_t((1u << k_log2) + buffer_words(k_log2)) * 8;
+    return std::size_t((1u << k_log2) + buffer_words(k_log2)) * 8 + flush_scratch_bytes(k_log2);
   }
   static constexpr std::size_t max_smem_bytes() { return smem_bytes(max_k_log2); }
 };

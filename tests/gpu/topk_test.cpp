@@ -1,13 +1,13 @@
 // bitonic::topk and topk_host on the device against std::partial_sort of every array's positions
 // (test::topk_reference: equal keys in position order): every key type, both orders, k in {1, 2,
-// 31, 32, 33, 100, 1024, 2048, 2049, n - 1, n} where it fits, arrays from 1 key to past a tile,
-// every distribution of tools::generate (NaN, all-equal and few distinct keys), rows of -0.0,
-// +0.0 and NaNs, both index types, keys-only and indices-only outputs; outputs past the k of each
-// array untouched; the workspace; refusals with the outputs untouched. 4-byte keys with k <= 2048
-// take the select path (topk_select.cuh: arrays of more than 8192 keys in several parts, and
-// passes over their candidates), the rest the argsort path: both are covered by the key types and
-// the k of the list.
-// Seeds: test::case_seed(n, distribution), printed with every failure.
+// 31, 32, 33, 100, 1024, 2048, 2049, n - 1, n} where it fits, arrays from 1 key to past a tile
+// and one of 3 * 2^20 + 5 keys, every distribution of tools::generate (NaN, all-equal and few
+// distinct keys), rows of -0.0, +0.0 and NaNs, both index types, keys-only and indices-only
+// outputs; outputs past the k of each array untouched; the workspace; refusals with the outputs
+// untouched. 4-byte keys with k <= 2048 take the select path (topk_select.cuh: arrays of more than
+// 8192 keys in several parts, and passes over their candidates), the rest the argsort path: both
+// are covered by the key types and the k of the list. Seeds: test::case_seed(n, distribution),
+// printed with every failure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -141,6 +141,26 @@ TYPED_TEST(TopKGpu, DistributionsIndexTypesAndSingleOutputs) {
         EXPECT_TRUE(
             (topk_matches<Key, std::uint64_t>(input, batch, n, k, direction, stream.get(), 2)))
             << what << " indices only";
+      }
+    }
+  }
+}
+
+// One long array: the select path cuts it into many parts and selects among their candidates over
+// several passes (4-byte keys), where a flush's radix selection meets spread, sorted and tied
+// words (few distinct keys: the ties go down to the positions' digits).
+TYPED_TEST(TopKGpu, LongArrayOverSeveralPasses) {
+  using Key = TypeParam;
+  const cuda_stream stream;
+  const std::size_t n = (std::size_t{3} << 20) + 5;
+  for (const distribution d : {distribution::uniform, distribution::sorted, distribution::few}) {
+    const std::uint64_t seed = test::case_seed(n, d);
+    const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+    for (const std::size_t k :
+         {std::size_t{1}, std::size_t{100}, std::size_t{1000}, std::size_t{2048}}) {
+      for (const order direction : test::all_orders) {
+        EXPECT_TRUE((topk_matches<Key, std::uint32_t>(input, 1, n, k, direction, stream.get())))
+            << describe(tools::type_name<Key>(), 1, n, k, d, seed, direction);
       }
     }
   }
