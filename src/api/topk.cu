@@ -81,9 +81,11 @@ void select_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_
                  std::initializer_list<device_range> apart, const char* caller) {
   {
     const kernels::load_only_scope loading;
-    select::launch({}, opt.stream);
+    select::launch<select::tuning::block_threads>({}, opt.stream);
+    select::launch<select::tuning::wide_block_threads>({}, opt.stream);
   }
   const plan::select_plan passes = current_select_plan(batch, n, k);
+  const unsigned sm_count = runtime::multiprocessor_count();
   runtime::stream_buffer<std::byte> owned;
   const std::size_t bytes = select_scratch_bytes(passes, batch);
   std::byte* scratch = bytes == 0 ? nullptr
@@ -113,7 +115,7 @@ void select_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_
         p.out_indices64 = reinterpret_cast<std::uint64_t*>(d_out_indices);
       }
     }
-    select::launch(p, opt.stream);
+    select::launch(p, sm_count, opt.stream);
     p.words = p.candidates;
     p.m = passes.parts[i] << passes.k_log2;
   }

@@ -138,6 +138,7 @@ __device__ inline void choose_digit(selection& sel, const unsigned* histogram, u
 //! next digit of the K-th smallest; it ends once every tied candidate is kept (two or three
 //! rounds on spread keys). Kept words that lose leave holes that the buffer's winners fill. Far
 //! cheaper than sorting the survivors: a few passes over them, not log^2 K network steps.
+template <unsigned Threads>
 __device__ void flush(const block_state& s, unsigned k_log2) {
   constexpr unsigned digit_bits = network::ceil_log2(tuning::radix);
   const unsigned kept = 1u << k_log2, used = *s.count, total = kept + used;
@@ -149,11 +150,11 @@ __device__ void flush(const block_state& s, unsigned k_log2) {
     sel.done = false;
   }
   for (int shift = 64 - int(digit_bits); shift >= 0; shift -= int(digit_bits)) {
-    for (unsigned d = threadIdx.x; d < tuning::radix; d += tuning::block_threads)
+    for (unsigned d = threadIdx.x; d < tuning::radix; d += Threads)
       s.histogram[d] = 0;
     __syncthreads();  // the histogram cleared, the prefix of the round before settled
     const std::uint64_t prefix = sel.prefix, mask = sel.prefix_mask;
-    for (unsigned i = threadIdx.x; i < total; i += tuning::block_threads) {
+    for (unsigned i = threadIdx.x; i < total; i += Threads) {
       const std::uint64_t w = s.kept[i];  // kept words, then the buffer's
       if ((w & mask) == prefix) atomicAdd(&s.histogram[(w >> shift) % tuning::radix], 1u);
     }
@@ -173,7 +174,7 @@ __device__ void flush(const block_state& s, unsigned k_log2) {
     return done || atomicAdd(&sel.equal_taken, 1u) < need;
   };
   std::uint64_t largest = 0;
-  for (unsigned i = threadIdx.x; i < kept; i += tuning::block_threads) {
+  for (unsigned i = threadIdx.x; i < kept; i += Threads) {
     const std::uint64_t w = s.kept[i];
     if (selected(w)) {
       largest = max(largest, w);
@@ -182,7 +183,7 @@ __device__ void flush(const block_state& s, unsigned k_log2) {
     }
   }
   __syncthreads();  // every hole listed; exactly as many of the buffer's words win
-  for (unsigned i = threadIdx.x; i < used; i += tuning::block_threads) {
+  for (unsigned i = threadIdx.x; i < used; i += Threads) {
     const std::uint64_t w = s.buffer[i];
     if (selected(w)) {
       s.kept[s.holes[atomicAdd(&sel.filled, 1u)]] = w;
@@ -205,10 +206,11 @@ __device__ void flush(const block_state& s, unsigned k_log2) {
 
 //! Sorts the K kept words ascending with the network (all threads; the last pass, before it
 //! writes the first k).
+template <unsigned Threads>
 __device__ void sort_kept(const block_state& s, unsigned k_log2) {
   const unsigned kept = 1u << k_log2;
   for (network::step st{1, 0}; st.stage <= k_log2; st = st.next()) {
-    for (unsigned c = threadIdx.x; c < kept / 2; c += tuning::block_threads) {
+    for (unsigned c = threadIdx.x; c < kept / 2; c += Threads) {
       const unsigned lo = st.lower_index<unsigned>(c), hi = unsigned(st.upper_index(lo));
       network::compare_exchange(s.kept[lo], s.kept[hi], ascending_less{});
     }
@@ -216,14 +218,17 @@ __device__ void sort_kept(const block_state& s, unsigned k_log2) {
   }
 }
 
-__global__ void __launch_bounds__(tuning::block_threads, tuning::blocks_per_sm)
-    select_kernel(select_pass p) {
+//! One pass in blocks of Threads (tuning::block_threads, or wide_block_threads where the pass has
+//! fewer blocks than SMs); as many blocks an SM as fit its 2048 threads, so 32 registers a thread.
+template <unsigned Threads>
+__global__ void __launch_bounds__(Threads, 2048 / Threads) select_kernel(select_pass p) {
   extern __shared__ std::uint64_t smem[];
   __shared__ unsigned count;
   __shared__ std::uint64_t threshold;
   __shared__ selection select;
   const unsigned kept_words = 1u << p.k_log2;
-  const unsigned capacity = tuning::buffer_words(p.k_log2);
+  constexpr unsigned tile_keys = Threads * tuning::items_per_thread;
+  const unsigned capacity = tuning::buffer_words(p.k_log2, Threads);
   std::uint64_t* const scratch = smem + kept_words + capacity;
   const block_state s{smem,
                       smem + kept_words,
@@ -237,18 +242,18 @@ __global__ void __launch_bounds__(tuning::block_threads, tuning::blocks_per_sm)
     const index_t array = job / p.parts, part = job % p.parts;
     const index_t begin = part * p.m / p.parts, end = (part + 1) * p.m / p.parts;
     __syncthreads();  // the previous job's outputs are read
-    for (unsigned i = threadIdx.x; i < kept_words; i += tuning::block_threads)
+    for (unsigned i = threadIdx.x; i < kept_words; i += Threads)
       s.kept[i] = ~std::uint64_t{0};
     if (threadIdx.x == 0) {
       count = 0;
       threshold = ~std::uint64_t{0};
     }
-    for (index_t tile = begin; tile < end; tile += tuning::tile) {
+    for (index_t tile = begin; tile < end; tile += tile_keys) {
       // The tile's inputs, loaded first: their latency passes while the block settles and flushes.
       std::uint64_t input[tuning::items_per_thread];
 #pragma unroll
       for (unsigned item = 0; item < tuning::items_per_thread; ++item) {
-        const index_t i = tile + item * tuning::block_threads + threadIdx.x;
+        const index_t i = tile + item * Threads + threadIdx.x;
         input[item] = 0;
         if (i < end)
           input[item] = p.words != nullptr ? p.words[array * p.m + i] : p.keys[array * p.n + i];
@@ -258,11 +263,13 @@ __global__ void __launch_bounds__(tuning::block_threads, tuning::blocks_per_sm)
       const bool unfilled = threshold == ~std::uint64_t{0};
       __syncthreads();  // every thread has read count before the tile's survivors add to it
       // Full, or enough survivors for a first threshold: filtering starts a tile earlier.
-      if (used + tuning::tile > capacity || (unfilled && used >= kept_words)) flush(s, p.k_log2);
+      if (used + tile_keys > capacity || (unfilled && used >= kept_words)) {
+        flush<Threads>(s, p.k_log2);
+      }
       const std::uint64_t limit = threshold;
 #pragma unroll
       for (unsigned item = 0; item < tuning::items_per_thread; ++item) {
-        const index_t i = tile + item * tuning::block_threads + threadIdx.x;
+        const index_t i = tile + item * Threads + threadIdx.x;
         std::uint64_t word = ~std::uint64_t{0};
         if (i < end) {
           word = p.words != nullptr
@@ -278,15 +285,15 @@ __global__ void __launch_bounds__(tuning::block_threads, tuning::blocks_per_sm)
       }
     }
     __syncthreads();
-    if (count != 0) flush(s, p.k_log2);
+    if (count != 0) flush<Threads>(s, p.k_log2);
     if (p.parts > 1) {  // candidates in no order: the next pass selects among them
       std::uint64_t* out = p.candidates + job * kept_words;
-      for (unsigned i = threadIdx.x; i < kept_words; i += tuning::block_threads)
+      for (unsigned i = threadIdx.x; i < kept_words; i += Threads)
         out[i] = s.kept[i];
     } else {
-      sort_kept(s, p.k_log2);
+      sort_kept<Threads>(s, p.k_log2);
       const std::uint32_t* keys = p.keys + array * p.n;
-      for (unsigned j = threadIdx.x; j < p.k; j += tuning::block_threads) {
+      for (unsigned j = threadIdx.x; j < p.k; j += Threads) {
         const std::uint32_t index = std::uint32_t(s.kept[j]);
         const index_t at = array * p.k + j;
         if (p.out_keys != nullptr) p.out_keys[at] = keys[index];
@@ -302,14 +309,25 @@ inline unsigned pass_blocks(const select_pass& p) {
   return grid_blocks(p.arrays * p.parts, 1);
 }
 
-//! Enqueues one pass on `stream` (only loads the kernel under a load_only_scope).
-inline void launch(const select_pass& p, cudaStream_t stream) {
-  constexpr auto kernel = select_kernel;
-  allow_dynamic_shared_memory<kernel>(tuning::max_smem_bytes(),
+//! Enqueues one pass on `stream` in blocks of Threads (only loads the kernel under a
+//! load_only_scope).
+template <unsigned Threads>
+void launch(const select_pass& p, cudaStream_t stream) {
+  constexpr auto kernel = select_kernel<Threads>;
+  allow_dynamic_shared_memory<kernel>(tuning::max_smem_bytes(Threads),
                                       "cudaFuncSetAttribute(topk select_kernel shared memory)");
-  launch_with_attributes(kernel, pass_blocks(p), tuning::block_threads,
-                         tuning::smem_bytes(p.k_log2), stream, "topk select_kernel launch", nullptr,
-                         0, p);
+  launch_with_attributes(kernel, pass_blocks(p), Threads, tuning::smem_bytes(p.k_log2, Threads),
+                         stream, "topk select_kernel launch", nullptr, 0, p);
+}
+
+//! Enqueues one pass on `stream`: blocks of wide_block_threads where `sm_count` exceeds the pass's
+//! jobs (one block an SM either way), else of block_threads.
+inline void launch(const select_pass& p, unsigned sm_count, cudaStream_t stream) {
+  if (p.arrays * p.parts < sm_count) {
+    launch<tuning::wide_block_threads>(p, stream);
+  } else {
+    launch<tuning::block_threads>(p, stream);
+  }
 }
 
 }  // namespace bitonic::kernels::topk_select

@@ -134,29 +134,36 @@ struct cluster_sort {
 };
 
 //! Top-k select (topk_select.cuh) for 4-byte keys and k <= 2^max_k_log2: blocks of block_threads
-//! filter a tile of tile keys between two looks at their buffer of survivors, which holds two
-//! tiles, or 2K words when the K kept words are more than a tile. The plan (topk_plan.hpp) cuts
-//! each array into parts of about max(part_keys_per_kept * K, min_part_keys) keys, at most as many
-//! as give the device blocks_per_sm blocks an SM (docs/PERFORMANCE.md log 44).
+//! filter a tile of threads * items_per_thread keys between two looks at their buffer of
+//! survivors, which holds two tiles, or 2K words when the K kept words are more than a tile. A
+//! pass with fewer blocks than the device has SMs runs blocks of wide_block_threads instead: one
+//! block an SM either way, four times the threads for its chain of tiles and flushes (log 50). The
+//! plan (topk_plan.hpp) cuts each array into parts of about max(part_keys_per_kept * K,
+//! min_part_keys) keys, at most as many as give the device blocks_per_sm blocks an SM (log 44).
 struct topk_select {
   static constexpr unsigned block_threads = 256;
+  static constexpr unsigned wide_block_threads = 1024;
   static constexpr unsigned items_per_thread = 4;
-  static constexpr unsigned tile = block_threads * items_per_thread;
   static constexpr unsigned max_k_log2 = 11;  //!< k <= 2048
   static constexpr std::size_t part_keys_per_kept = 16;
   static constexpr std::size_t min_part_keys = 8192;
   static constexpr unsigned blocks_per_sm = 8;
   static constexpr unsigned radix = 256;  //!< digits of a flush's radix selection: 8 bits
-  static_assert(block_threads % 32 == 0, "whole warps: survivors are counted by warp ballots");
+  static_assert(block_threads % 32 == 0 && wide_block_threads % 32 == 0,
+                "whole warps: survivors are counted by warp ballots");
+  static_assert(block_threads * blocks_per_sm <= 2048 && wide_block_threads <= 1024,
+                "blocks_per_sm blocks of block_threads fit an SM's 2048 threads");
   static_assert(
       radix % 32 == 0 && (radix & (radix - 1)) == 0 && 64 % network::ceil_log2(radix) == 0,
       "a digit is a power of two of bits that divides 64; warp 0 scans radix / 32 a lane");
   static_assert(max_k_log2 <= 16, "a flush lists freed kept slots in 16 bits");
-  static_assert(min_part_keys >= tile, "a part is at least a tile");
+  static_assert(min_part_keys >= wide_block_threads * items_per_thread,
+                "a part is at least a tile of either block");
 
-  //! Buffer words for K = 2^k_log2 kept words: at least K + tile, so that a flush never waits.
-  BITONIC_HOST_DEVICE static constexpr unsigned buffer_words(unsigned k_log2) {
-    const unsigned kept = 1u << k_log2;
+  //! Buffer words for K = 2^k_log2 kept words in blocks of `threads`: at least K + a tile, so that
+  //! a flush never waits.
+  BITONIC_HOST_DEVICE static constexpr unsigned buffer_words(unsigned k_log2, unsigned threads) {
+    const unsigned kept = 1u << k_log2, tile = threads * items_per_thread;
     return 2 * (kept > tile ? kept : tile);
   }
   //! A flush's scratch: its digit counts (4 bytes a digit), later its list of freed kept slots
@@ -166,11 +173,14 @@ struct topk_select {
     return counts > holes ? counts : holes;
   }
   //! Dynamic shared memory of a block: the kept words and the buffer, 8 bytes each, and a flush's
-  //! scratch (at K = 1024, 26 KiB: eight blocks an SM).
-  BITONIC_HOST_DEVICE static constexpr std::size_t smem_bytes(unsigned k_log2) {
-    return std::size_t((1u << k_log2) + buffer_words(k_log2)) * 8 + flush_scratch_bytes(k_log2);
+  //! scratch (at K = 1024 in blocks of 256, 26 KiB: eight blocks an SM).
+  BITONIC_HOST_DEVICE static constexpr std::size_t smem_bytes(unsigned k_log2, unsigned threads) {
+    return std::size_t((1u << k_log2) + buffer_words(k_log2, threads)) * 8 +
+           flush_scratch_bytes(k_log2);
   }
-  static constexpr std::size_t max_smem_bytes() { return smem_bytes(max_k_log2); }
+  static constexpr std::size_t max_smem_bytes(unsigned threads) {
+    return smem_bytes(max_k_log2, threads);
+  }
 };
 
 //! Segmented sorts (segment_tiles.cuh): a block of block_threads sorts a tile of 2^tile_log2 keys

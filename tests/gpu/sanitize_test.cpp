@@ -189,12 +189,14 @@ TEST(Sanitize, Batched) {
 }
 
 // topk: 4-byte keys with k <= 2048 take the select kernel (one part; fewer keys than K, so that
-// the padding takes part in the selection; 13 parts, then a pass over their candidates); the
-// rest the record words, the batched word sort (one tile, and past it) and the take kernel.
+// the padding takes part in the selection; 13 parts, then a pass over their candidates; in wide
+// blocks where a pass has fewer jobs than the device has SMs, 300 arrays for the narrow ones);
+// the rest the record words, the batched word sort (one tile, and past it) and the take kernel.
 template <class Key>
 void expect_small_topks() {
   for (const auto [batch, n, k] : {std::array<std::size_t, 3>{3, 3000, 100},
                                    {2, 100, 100},
+                                   {300, 1000, 33},
                                    {2, 20000, 2049},
                                    {1, 100000, 100}}) {
     const std::uint64_t seed = test::case_seed(n, tools::distribution::uniform);
