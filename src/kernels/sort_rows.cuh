@@ -20,6 +20,7 @@
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/register_tile.cuh"
 #include "kernels/rows.hpp"
+#include "kernels/sort_short_rows.cuh"
 #include "kernels/tuning.hpp"
 #include "kernels/word_codec.cuh"
 #include "network/key_order.hpp"
@@ -88,7 +89,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
 
 //! Sorts each of `count` rows of `length` keys (2 <= length <= a tile) of W's size at `keys`,
 //! their bits mapped by `map`, in `direction`, on `stream` (only loads the kernel under a
-//! load_only_scope).
+//! load_only_scope); short rows (tuning::short_rows) one a thread (sort_short_rows.cuh).
 template <class W>
 void launch(W* keys, index_t count, index_t length, word_map map, order direction,
             cudaStream_t stream) {
@@ -99,8 +100,12 @@ void launch(W* keys, index_t count, index_t length, word_map map, order directio
         "bitonic: internal error: sort_rows of no rows, or rows longer than a tile or "
         "shorter than 2");
   }
-  const row_set<W> in{keys, count, length, row_log2};
   const word_codec<W> codec{map, direction == order::descending ? W(~W(0)) : W(0)};
+  if (sort_short_rows::takes(keys, length)) {
+    sort_short_rows::launch(keys, count, length, codec, stream);
+    return;
+  }
+  const row_set<W> in{keys, count, length, row_log2};
   constexpr auto kernel = sort_rows_kernel<W>;
   allow_dynamic_shared_memory<kernel>(Tile::smem_bytes,
                                       "cudaFuncSetAttribute(sort_rows_kernel shared memory)");

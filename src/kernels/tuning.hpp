@@ -183,6 +183,20 @@ struct topk_select {
   }
 };
 
+//! Rows of min_row_bytes to max_row_bytes, a power of two of keys, at a 16-byte aligned start
+//! (sort_short_rows.cuh, for sort_batched): one row a thread, in registers, loaded and stored as
+//! 16-byte vectors, blocks of block_threads; other rows take the register tile (sort_rows.cuh).
+//! H100, 2^24 keys: 4-byte rows of 4 and 8 keys 17-20 % faster than the tile, 8-byte rows of 2-8
+//! 4-16 %; 8-byte rows of 16 26 % slower, 4-byte rows of 2 (no whole vector) 5 % slower
+//! (PERFORMANCE log 51).
+struct short_rows {
+  static constexpr unsigned block_threads = 256;
+  static constexpr unsigned min_row_bytes = 16;
+  static constexpr unsigned max_row_bytes = 64;
+  static_assert(block_threads % 32 == 0, "whole warps");
+  static_assert(min_row_bytes == 16 && max_row_bytes % 16 == 0, "rows of whole 16-byte vectors");
+};
+
 //! Segmented sorts (segment_tiles.cuh): a block of block_threads sorts a tile of 2^tile_log2 keys
 //! in shared memory and registers (items_per_thread consecutive keys a thread), one segment of up
 //! to a tile padded to a power of two, or several shorter ones of one power of two side by side;

@@ -1,10 +1,11 @@
 // bitonic::sort_batched on the device against std::sort of every array on its own: every key
 // type and order, every array size 0..300, powers of two and their neighbours up to 2^17 (one
 // tile and past it: the sort_rows pass, the optimized passes of one array, padded rows), every
-// distribution of tools::generate (NaN and -0.0 included); keys behind the batch untouched; the
-// workspace of padded rows; argsort_batched, sort_batched_pairs and stable sort_batched against
-// std::stable_sort of every array; refusals with the keys untouched.
-// Seeds: test::case_seed(size, distribution), printed with every failure.
+// distribution of tools::generate (NaN and -0.0 included); keys behind the batch untouched; rows
+// of 2 to 16 keys at every alignment (short rows one a thread); the workspace of padded rows;
+// argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of every
+// array; refusals with the keys untouched. Seeds: test::case_seed(size, distribution), printed with
+// every failure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,6 +126,36 @@ TYPED_TEST(BatchedGpu, EveryArrayMatchesStdSort) {
     }
     for (std::size_t i = 0; i < verdicts.size(); ++i)
       EXPECT_TRUE(verdicts[i].get()) << labels[i];
+  }
+}
+
+// Short rows (16 to 64 bytes, a power of two of keys, at a 16-byte aligned start) sort one a
+// thread (sort_short_rows.cuh), others in the register tile: the keys at every offset from an
+// aligned start take both ways; the keys around the batch stay untouched.
+TYPED_TEST(BatchedGpu, ShortRowsAtEveryAlignment) {
+  using Key = TypeParam;
+  constexpr std::size_t arrays = 1001, before = 3, after = 5;
+  for (const std::size_t size : {2u, 3u, 4u, 7u, 8u, 16u}) {
+    const std::size_t n = arrays * size;
+    const std::uint64_t seed = test::case_seed(size, distribution::few);
+    const std::vector<Key> all = tools::generate<Key>(before + n + after, distribution::few, seed);
+    device_array<Key> keys(all.size());
+    for (std::size_t offset = 0; offset <= before; ++offset) {
+      for (const order direction : test::all_orders) {
+        keys.upload(all);
+        options opt;
+        opt.direction = direction;
+        sort_batched(keys.get() + offset, arrays, size, opt);
+        std::vector<Key> expected = all;
+        const std::vector<Key> batch(all.begin() + std::ptrdiff_t(offset),
+                                     all.begin() + std::ptrdiff_t(offset + n));
+        const std::vector<Key> sorted = sorted_arrays(batch, arrays, size, direction);
+        std::copy(sorted.begin(), sorted.end(), expected.begin() + std::ptrdiff_t(offset));
+        EXPECT_TRUE(test::matches_reference(keys.download(), expected))
+            << describe(tools::type_name<Key>(), arrays, size, distribution::few, seed, direction)
+            << " at an offset of " << offset << " keys";
+      }
+    }
   }
 }
 
