@@ -91,8 +91,7 @@ struct block_state {
   unsigned* histogram;
   std::uint16_t* holes;
   unsigned* count;
-  std::uint64_t* threshold;  //!< the largest kept word: only smaller words can still be among the K
-                             //!< best
+  std::uint64_t* threshold;  //!< the largest kept word: only smaller ones can still be kept
   selection* select;
 };
 
