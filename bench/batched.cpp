@@ -1,6 +1,7 @@
 // The batched mode of the benchmark: for each key type and array size, bitonic::sort_batched (the
-// default call), bitonic::sort_segments (the arrays as segments) and CUB's two segmented sorts on
-// the same arrays, timed as the keys-only mode
+// default call), bitonic::sort_segments (the arrays as segments), CUB's two segmented sorts on
+// the same arrays, and the batched record forms (argsort_batched with the sorted keys and 64-bit
+// indices, sort_batched_pairs with 4-byte values), timed as the keys-only mode
 // times (CUDA events around the sort alone, a warm-up, the median of the runs, each run on a fresh
 // copy of the unsorted keys), each result checked against std::sort of every array.
 #include "bench/batched.hpp"
@@ -35,6 +36,47 @@ class bitonic_batched final : public segmented_sorter<Key> {
     sort_batched(d_keys, arrays, size, opt);
     return d_keys;
   }
+};
+
+//! The library's batched record sorts as peers, default options, their outputs in buffers of
+//! their own (reserved outside the timing): `indices` is argsort_batched with the sorted keys and
+//! 64-bit indices (the output of torch.sort(dim=-1): values and int64 indices), otherwise
+//! sort_batched_pairs with each key's column as a 4-byte value (the pairs form with indices).
+template <class Key>
+class bitonic_batched_records final : public segmented_sorter<Key> {
+ public:
+  explicit bitonic_batched_records(bool indices) : indices_(indices) {}
+  void reserve(std::size_t arrays, std::size_t size) override {
+    const std::size_t n = arrays * size;
+    if (indices_) {
+      sorted_ = device_buffer<Key>(n);
+      wide_ = device_buffer<std::uint64_t>(n);
+      return;
+    }
+    std::vector<std::uint32_t> columns(n);
+    for (std::size_t i = 0; i < n; ++i)
+      columns[i] = std::uint32_t(i % size);
+    values_ = device_buffer<std::uint32_t>(n);
+    BITONIC_CUDA_CHECK(cudaMemcpy(values_.get(), columns.data(), n * sizeof(std::uint32_t),
+                                  cudaMemcpyHostToDevice));
+  }
+  const Key* sort(Key* d_keys, std::size_t arrays, std::size_t size, cudaStream_t stream) override {
+    options opt;
+    opt.stream = stream;
+    if (indices_) {
+      argsort_batched(static_cast<const Key*>(d_keys), sorted_.get(), wide_.get(), arrays, size,
+                      opt);
+      return sorted_.get();
+    }
+    sort_batched_pairs(d_keys, values_.get(), arrays, size, opt);
+    return d_keys;
+  }
+
+ private:
+  bool indices_;
+  device_buffer<Key> sorted_;
+  device_buffer<std::uint64_t> wide_;
+  device_buffer<std::uint32_t> values_;
 };
 
 //! The library's segmented sort on the same arrays as segments (offsets i * size, 64-bit), the
@@ -98,10 +140,13 @@ std::vector<row_result> measure_size(const batched_config& cfg, std::size_t size
     const char* name;
     std::unique_ptr<segmented_sorter<Key>> sorter;
   };
-  named peers[] = {{"bitonic_batched", std::make_unique<bitonic_batched<Key>>()},
-                   {"cub_segmented", make_cub_segmented_sorter<Key>()},
-                   {"bitonic_segments", std::make_unique<bitonic_segments<Key>>()},
-                   {"cub_segmented_radix", make_cub_segmented_radix_sorter<Key>()}};
+  named peers[] = {
+      {"bitonic_batched", std::make_unique<bitonic_batched<Key>>()},
+      {"cub_segmented", make_cub_segmented_sorter<Key>()},
+      {"bitonic_segments", std::make_unique<bitonic_segments<Key>>()},
+      {"cub_segmented_radix", make_cub_segmented_radix_sorter<Key>()},
+      {"bitonic_batched_indices", std::make_unique<bitonic_batched_records<Key>>(true)},
+      {"bitonic_batched_pairs", std::make_unique<bitonic_batched_records<Key>>(false)}};
   std::vector<row_result> rows;
   for (named& peer : peers) {
     row_result row{peer.name, 0, false, {}};
@@ -149,14 +194,14 @@ int run_batched(const batched_config& cfg) {
   for (std::string_view type : cfg.key_types) {
     const bool known = tools::with_key_type(type, [&](auto key) {
       using Key = decltype(key);
-      std::printf("\n%-5s %10s %9s %16s %14s %17s %20s %12s\n", "type", "array", "arrays",
+      std::printf("\n%-5s %10s %9s %16s %14s %17s %20s %24s %22s %12s\n", "type", "array", "arrays",
                   "bitonic_batched", "cub_segmented", "bitonic_segments", "cub_segmented_radix",
-                  "vs cub_seg");
+                  "bitonic_batched_indices", "bitonic_batched_pairs", "vs cub_seg");
       for (const std::size_t size : cfg.array_sizes) {
         const std::vector<row_result> rows = measure_size<Key>(cfg, size);
         const std::size_t arrays = std::max<std::size_t>(1, cfg.total_keys / size);
         std::printf("%-5.*s %10zu %9zu", int(type.size()), type.data(), size, arrays);
-        const int widths[] = {16, 14, 17, 20};
+        const int widths[] = {16, 14, 17, 20, 24, 22};
         for (std::size_t i = 0; i < rows.size(); ++i) {
           if (rows[i].ok) {
             std::printf(" %*.4f", widths[i], rows[i].ms);

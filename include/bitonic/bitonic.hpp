@@ -176,8 +176,10 @@ std::size_t batched_workspace_bytes(std::size_t num_arrays, std::size_t array_si
 //! the sorted order of its keys. Values of 4 or 8 bytes moved as bits, as for sort_pairs; not
 //! stable by default, stable with opt.stable (equivalent keys keep their order in the array).
 //! How: sort_pairs' record words (key word and global position, or 4-byte key and value) sorted
-//! by sort_batched<std::uint64_t>, then the same unpack or gathers. Memory:
-//! batched_pairs_workspace_bytes (as pairs_workspace_bytes, with the batched word sort's).
+//! by sort_batched<std::uint64_t>, then the same unpack or gathers; 4-byte keys with 4-byte
+//! values, not stable, in arrays of up to 8192: one pass that makes the words as it loads and
+//! splits them as it stores (no scratch). Memory: batched_pairs_workspace_bytes (as
+//! pairs_workspace_bytes, with the batched word sort's).
 //! Preconditions: as for sort_batched, for both arrays, which must not overlap; at most 2^32
 //! records in all. opt.algo automatic or optimized. Complexity: one batched sort of 8-byte words
 //! (two for 8-byte keys) plus O(n) passes. Throws bitonic::error (data untouched) as
@@ -196,12 +198,24 @@ std::size_t batched_pairs_workspace_bytes(std::size_t num_arrays, std::size_t ar
 //! array_size + j] is the index within array i (0 .. array_size - 1) of its j-th key in sorted
 //! order; stable whatever opt.stable says; keys untouched. Index is std::uint32_t or
 //! std::uint64_t. How and memory: argsort's, with sort_batched<std::uint64_t> as the word sort
-//! (batched_argsort_workspace_bytes). Preconditions: as for sort_batched, for both arrays,
-//! which must not overlap; at most 2^32 keys in all. Throws bitonic::error (indices untouched)
-//! as sort_batched and argsort do.
+//! (batched_argsort_workspace_bytes); 4-byte keys in arrays of up to 8192 in one pass that makes
+//! the words as it loads and writes the indices as it stores (no scratch). Preconditions: as for
+//! sort_batched, for both arrays, which must not overlap; at most 2^32 keys in all. Throws
+//! bitonic::error (indices untouched) as sort_batched and argsort do.
 template <class Key, class Index>
 void argsort_batched(const Key* d_keys, Index* d_indices, std::size_t num_arrays,
                      std::size_t array_size, const options& opt = {});
+
+//! argsort_batched that also writes each array's keys in sorted order to d_sorted_keys (the
+//! values and indices of torch.sort(dim=-1, stable=True)): d_sorted_keys[i * array_size + j] is
+//! d_keys[i * array_size + d_indices[i * array_size + j]]. Stable; d_keys untouched. Same
+//! workspace as argsort_batched (the keys come from the words or from d_keys through the
+//! indices, in the pass that writes the indices). Preconditions: as for argsort_batched, and
+//! d_sorted_keys holds as many keys in device memory apart from both other arrays. Throws as
+//! argsort_batched does (outputs untouched).
+template <class Key, class Index>
+void argsort_batched(const Key* d_keys, Key* d_sorted_keys, Index* d_indices,
+                     std::size_t num_arrays, std::size_t array_size, const options& opt = {});
 
 //! Bytes of workspace that `argsort_batched<Key, Index>` needs for these arrays (see
 //! workspace_bytes); 0 for arrays of fewer than 2 keys.
@@ -383,6 +397,15 @@ std::size_t pairs_workspace_bytes(std::size_t n, const options& opt = {});
 template <class Key, class Index>
 void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt = {});
 
+//! argsort that also writes the keys in sorted order to d_sorted_keys (torch.sort's values and
+//! indices, stable): d_sorted_keys[i] is d_keys[d_indices[i]]. d_keys untouched; the same
+//! workspace as argsort (argsort_workspace_bytes), and one more pass, which gathers the keys
+//! through the indices. Preconditions: as for argsort, and d_sorted_keys holds n keys in device
+//! memory apart from both other arrays. Throws as argsort does (outputs untouched).
+template <class Key, class Index>
+void argsort(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
+             const options& opt = {});
+
 //! Bytes of workspace that `argsort<Key, Index>(d_keys, d_indices, n, opt)` needs (see
 //! workspace_bytes); 0 for n < 2.
 template <class Key, class Index>
@@ -550,23 +573,26 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_KEY)
       Key*, Value*, const std::uint32_t*, std::size_t, const options&);                           \
   extern template void sort_segments_pairs<Key, Value, std::uint64_t>(                            \
       Key*, Value*, const std::uint64_t*, std::size_t, const options&);
-#define BITONIC_DECLARE_INDEX(Key, Index)                                                         \
-  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);      \
-  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);   \
-  extern template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t,  \
-                                                   const options&);                               \
-  extern template std::size_t batched_argsort_workspace_bytes<Key, Index>(                        \
-      std::size_t, std::size_t, const options&);                                                  \
-  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&); \
-  extern template void topk<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*,  \
-                                        Index*, const options&);                                  \
-  extern template std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t,          \
-                                                               std::size_t, const options&);      \
-  extern template void topk_host<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t,   \
-                                             Key*, Index*, const options&);                       \
-  extern template void argsort_segments<Key, Index, std::uint32_t>(                               \
-      const Key*, Index*, const std::uint32_t*, std::size_t, const options&);                     \
-  extern template void argsort_segments<Key, Index, std::uint64_t>(                               \
+#define BITONIC_DECLARE_INDEX(Key, Index)                                                          \
+  extern template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);       \
+  extern template void argsort<Key, Index>(const Key*, Key*, Index*, std::size_t, const options&); \
+  extern template void argsort_batched<Key, Index>(const Key*, Key*, Index*, std::size_t,          \
+                                                   std::size_t, const options&);                   \
+  extern template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);    \
+  extern template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t,   \
+                                                   const options&);                                \
+  extern template std::size_t batched_argsort_workspace_bytes<Key, Index>(                         \
+      std::size_t, std::size_t, const options&);                                                   \
+  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&);  \
+  extern template void topk<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*,   \
+                                        Index*, const options&);                                   \
+  extern template std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t,           \
+                                                               std::size_t, const options&);       \
+  extern template void topk_host<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t,    \
+                                             Key*, Index*, const options&);                        \
+  extern template void argsort_segments<Key, Index, std::uint32_t>(                                \
+      const Key*, Index*, const std::uint32_t*, std::size_t, const options&);                      \
+  extern template void argsort_segments<Key, Index, std::uint64_t>(                                \
       const Key*, Index*, const std::uint64_t*, std::size_t, const options&);
 //! PAIR(Key, Value) for every value type sort_pairs takes, then INDEX(Key, Index) for every
 //! index type argsort writes: the record entry points precompiled for one key type.

@@ -11,7 +11,7 @@ import operator
 from collections import namedtuple
 
 from . import _arrays, _core
-from ._arrays import ARGSORT, SORT, SORT_COPY, SORT_PAIRS
+from ._arrays import ARGSORT, SORT, SORT_COPY, SORT_INDICES, SORT_PAIRS
 from ._core import Error
 
 __version__ = "0.1.0"
@@ -80,8 +80,10 @@ def sort(x, *, descending=False, stable=False, dim=-1, out=None, inplace=False,
         dtype (int64, int32, uint64 or uint32) of x's shape.
     inplace: sort x itself and return it (not for jax.Array: JAX arrays are immutable).
     return_indices: also return, for each sorted key, its position in its row of x (int64, as
-        torch.sort; int32 for JAX without jax_enable_x64, as jnp.argsort): the C++ sort_pairs of
-        the keys with their positions.
+        torch.sort; int32 for JAX without jax_enable_x64, as jnp.argsort): on the GPU the C++
+        argsort that also writes the sorted keys (stable whatever `stable` says), x read once;
+        in place, into out[0] that is x, and on the host the C++ sort_pairs of the keys with
+        their positions.
 
     Returns the sorted array: by default a new one (made with x's library on the caller's stream;
     a 1-d torch or cupy array on the GPU is sorted from x straight into it, as the C++ sort from
@@ -103,6 +105,15 @@ def sort(x, *, descending=False, stable=False, dim=-1, out=None, inplace=False,
         return _finish(dst)[0]
     keys_out, index_out = _pair(fn, out, "(values, indices)")
     dst = _target(fn, src, x, keys_out, inplace, "out[0]")
+    if src.device_type == "cuda" and (dst is None and src.empty_is_free or
+                                      dst is not None and dst.ptr() != src.ptr()):
+        # The C++ argsort with the sorted keys: x read once, no positions to write first.
+        index = _indices(fn, src, _index_target(fn, src, index_out, "out[1]", iota=False),
+                         iota=False)
+        if dst is None:
+            dst = src.new(tuple(src.shape), src.dtype)
+        _run(SORT_INDICES, src, index, descending, stable, sorts_rows_of_one=True, third=dst)
+        return SortResult(*_finish(dst, index))
     index = _indices(fn, src, _index_target(fn, src, index_out, "out[1]", iota=True), iota=True)
     (dst,) = _materialise(fn, (src, dst))
     _run(SORT_PAIRS, dst, index, descending, stable)
@@ -428,9 +439,10 @@ def _indices(fn, src, dst, iota):
     return dst
 
 
-def _run(op, keys, second, descending, stable, sorts_rows_of_one=False):
-    """The C++ entry point `op` on every row of keys (and of second: values or indices), on the
-    keys' stream with scratch from their framework's allocator where it has one."""
+def _run(op, keys, second, descending, stable, sorts_rows_of_one=False, third=None):
+    """The C++ entry point `op` on every row of keys (and of second: values or indices; of third:
+    SORT_INDICES' sorted keys), on the keys' stream with scratch from their framework's allocator
+    where it has one."""
     shape = keys.shape
     n = shape[-1]
     rows = _product(shape[:-1])
@@ -442,7 +454,7 @@ def _run(op, keys, second, descending, stable, sorts_rows_of_one=False):
     else:
         second_ptr = second.ptr()
         second_code = _arrays.CODES[second.dtype]
-        if op == ARGSORT:
+        if op == ARGSORT or op == SORT_INDICES:
             second_code = _arrays.CODES[_arrays.INDEX_DTYPES[second.dtype][0]]
     if keys.device_type != "cuda":
         _core.run(op, False, keys.ptr(), second_ptr, rows, n, key_code, second_code, descending,
@@ -452,7 +464,8 @@ def _run(op, keys, second, descending, stable, sorts_rows_of_one=False):
     ws_ptr, ws_bytes, owner = _workspace(
         keys, _scratch_bytes(op, n, key_code, second_code, stable, keys.device, rows))
     _core.run(op, True, keys.ptr(), second_ptr, rows, n, key_code, second_code, descending,
-              stable, stream, ws_ptr, ws_bytes, keys.device)
+              stable, stream, ws_ptr, ws_bytes, keys.device,
+              third.ptr() if third is not None else 0)
     del owner  # freed into its allocator after the sort was enqueued: stream-ordered
 
 

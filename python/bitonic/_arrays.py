@@ -19,8 +19,8 @@ DTYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 CODES = {name: code for code, name in enumerate(DTYPES)}
 FLOATS = frozenset({"float32", "float64"})
 #: The C++ entry points by _core's operation codes.
-OPS = ("sort", "sort_pairs", "argsort", "sort_copy")
-SORT, SORT_PAIRS, ARGSORT, SORT_COPY = range(len(OPS))
+OPS = ("sort", "sort_pairs", "argsort", "sort_copy", "sort_indices")
+SORT, SORT_PAIRS, ARGSORT, SORT_COPY, SORT_INDICES = range(len(OPS))
 #: Offset dtypes of sort_segments, with the C++ offset type whose bits they share (offsets are
 #: never negative).
 OFFSET_DTYPES = {"int32": "uint32", "uint32": "uint32", "int64": "uint64", "uint64": "uint64"}

@@ -80,10 +80,10 @@ bitonic::options make_options(bool descending, bool stable, std::uintptr_t strea
 }
 
 // The entry points, by the codes the Python layer uses (bitonic._arrays.OPS keeps the same order).
-// The second array: sort_pairs' values (any key type's code: they move as bits), argsort's
-// indices (u32 or u64) or sort_copy's output (the keys' type); sort has none and passes its key
-// type's code.
-enum class operation : int { sort, sort_pairs, argsort, sort_copy };
+// The second array: sort_pairs' values (any key type's code: they move as bits), argsort's and
+// sort_indices' indices (u32 or u64) or sort_copy's output (the keys' type); sort has none and
+// passes its key type's code. sort_indices is argsort with the sorted keys into a third array.
+enum class operation : int { sort, sort_pairs, argsort, sort_copy, sort_indices };
 
 template <class T>
 constexpr bool is_index = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
@@ -93,7 +93,7 @@ template <class F>
 void with_types(int op, int key_code, int second_code, F&& f) {
   const auto what = static_cast<operation>(op);
   if (what != operation::sort && what != operation::sort_pairs && what != operation::argsort &&
-      what != operation::sort_copy) {
+      what != operation::sort_copy && what != operation::sort_indices) {
     throw bitonic::error("bitonic: unknown operation code " + std::to_string(op));
   }
   if (what == operation::sort_copy && key_code != second_code) {
@@ -102,7 +102,9 @@ void with_types(int op, int key_code, int second_code, F&& f) {
   with_key_type(key_code, [&](auto key) {
     with_key_type(second_code, [&](auto second) {
       if constexpr (!is_index<decltype(second)>) {
-        if (what == operation::argsort) throw bitonic::error("bitonic: argsort writes u32 or u64");
+        if (what == operation::argsort || what == operation::sort_indices) {
+          throw bitonic::error("bitonic: argsort writes u32 or u64");
+        }
       }
       f(key, second, what);
     });
@@ -117,13 +119,18 @@ bool batched(operation what, std::size_t rows, std::size_t n, bool stable) {
   return rows > 1 && (!records || rows * n <= (std::size_t{1} << 32));
 }
 
-// `rows` rows of `n` keys back to back from `keys` (and as many values or indices from `second`).
-// In device memory (on_device) the batched device entry points in one call (else one call a row,
-// sharing the workspace), asynchronous on `stream`; in host memory the host forms, one call a
-// row, synchronous (the GPU when there is one, the CPU otherwise).
+// `rows` rows of `n` keys back to back from `keys` (and as many values or indices from `second`,
+// and sort_indices' sorted keys into `third`). In device memory (on_device) the batched device
+// entry points in one call (else one call a row, sharing the workspace), asynchronous on
+// `stream`; in host memory the host forms, one call a row, synchronous (the GPU when there is
+// one, the CPU otherwise; sort_indices only on the device).
 void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std::size_t rows,
          std::size_t n, int key_code, int second_code, bool descending, bool stable,
-         std::uintptr_t stream, std::uintptr_t workspace, std::size_t workspace_bytes, int device) {
+         std::uintptr_t stream, std::uintptr_t workspace, std::size_t workspace_bytes, int device,
+         std::uintptr_t third) {
+  if (static_cast<operation>(op) == operation::sort_indices && !on_device) {
+    throw bitonic::error("bitonic: sort_indices sorts device arrays");
+  }
   std::optional<device_scope> scope;
   if (on_device) scope.emplace(device);
   const bitonic::options opt = make_options(descending, stable, stream, workspace, workspace_bytes);
@@ -138,7 +145,8 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
       } else if (what == operation::sort_pairs) {
         bitonic::sort_batched_pairs(k, s, rows, n, opt);
       } else if constexpr (is_index<Second>) {
-        bitonic::argsort_batched(k, s, rows, n, opt);
+        Key* sorted = what == operation::sort_indices ? reinterpret_cast<Key*>(third) : nullptr;
+        bitonic::argsort_batched(k, sorted, s, rows, n, opt);
       }
       return;
     }
@@ -154,6 +162,10 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
         }
       } else if (what == operation::sort_pairs) {
         on_device ? bitonic::sort_pairs(k, s, n, opt) : bitonic::sort_pairs_host(k, s, n, opt);
+      } else if (what == operation::sort_indices) {
+        if constexpr (is_index<Second>) {
+          bitonic::argsort(k, reinterpret_cast<Key*>(third) + row * n, s, n, opt);
+        }
       } else if constexpr (is_index<Second>) {
         on_device ? bitonic::argsort(k, s, n, opt) : bitonic::argsort_host(k, s, n, opt);
       }
@@ -365,7 +377,7 @@ NB_MODULE(_core, m) {
   const auto no_gil = nb::call_guard<nb::gil_scoped_release>();
   m.def("run", &run, arg("op"), arg("on_device"), arg("keys"), arg("second"), arg("rows"), arg("n"),
         arg("key_type"), arg("second_type"), arg("descending"), arg("stable"), arg("stream"),
-        arg("workspace"), arg("workspace_bytes"), arg("device"), no_gil);
+        arg("workspace"), arg("workspace_bytes"), arg("device"), arg("third") = 0, no_gil);
   m.def("workspace_bytes", &workspace_bytes, arg("op"), arg("n"), arg("key_type"),
         arg("second_type"), arg("stable"), arg("device"), arg("rows") = 1, no_gil);
   m.def("topk", &topk, arg("on_device"), arg("keys"), arg("rows"), arg("n"), arg("k"),

@@ -17,6 +17,9 @@
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
 #include "kernels/records.cuh"
+#include "kernels/rows.hpp"
+#include "kernels/tuning.hpp"
+#include "network/network.hpp"
 #include "runtime/device.hpp"
 #include "runtime/stream_buffer.hpp"
 
@@ -56,6 +59,32 @@ void require_positions(std::size_t n, const char* caller) {
     throw error(std::string(caller) + ": n = " + std::to_string(n) +
                 " is more than the 2^32 records a record sort takes");
   }
+}
+
+//! Whether records of 4-byte Key in arrays of array_size (0: one array) sort as record rows, in
+//! one pass (kernels/record_rows.cuh): batched, each array no longer than a tile of 8-byte words.
+//! Throws as the batched word sort would where the device cannot hold its tiles.
+template <class Key>
+bool sorts_as_record_rows(std::size_t n, std::size_t array_size, const options& opt) {
+  if (sizeof(Key) != 4 || array_size < 2 ||
+      network::ceil_log2(array_size) > tuning::optimized_tile_log2(sizeof(std::uint64_t))) {
+    return false;
+  }
+  batched_workspace_bytes<std::uint64_t>(n / array_size, array_size, word_sort_options(opt));
+  return true;
+}
+
+//! Sorts the records of `a` in arrays of array_size 4-byte keys of Key as record rows.
+template <class Key>
+void sort_record_rows(const kernels::rows::record_arrays& a, std::size_t n, std::size_t array_size,
+                      const options& opt) {
+  {
+    const kernels::load_only_scope loading;
+    kernels::rows::sort_record_rows(a, n / array_size, array_size,
+                                    kernels::rows::word_map_of<Key>(), opt.direction, opt.stream);
+  }
+  kernels::rows::sort_record_rows(a, n / array_size, array_size, kernels::rows::word_map_of<Key>(),
+                                  opt.direction, opt.stream);
 }
 
 //! The layout for n >= 2 keys of key_bytes, with copies of n elements of copy_key_bytes and of
@@ -105,6 +134,7 @@ template <class Key>
 record_layout records_layout(std::size_t n, std::size_t value_bytes, const options& opt,
                              std::size_t array_size = 0) {
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
+  if (p.values_in_words && sorts_as_record_rows<Key>(n, array_size, opt)) return {};
   return layout_for(n, sizeof(Key), p.keys_from_words ? 0 : sizeof(Key),
                     p.values_in_words ? 0 : value_bytes, opt, array_size);
 }
@@ -190,9 +220,15 @@ template <class Key, class Value>
 void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& opt,
                   const char* caller, const char* sizing, std::size_t array_size = 0) {
   using key_bits = bits_t<sizeof(Key)>;
-  load_record_kernels<Key, key_bits, Value>(opt.stream);
   const std::size_t value_bytes = d_values != nullptr ? sizeof(Value) : 0;
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
+  if (p.values_in_words && sorts_as_record_rows<Key>(n, array_size, opt)) {
+    kernels::rows::record_arrays a;
+    a.keys_in = a.keys_out = d_keys;
+    a.values_in = a.second_out = d_values;
+    return sort_record_rows<Key>(a, n, array_size, opt);
+  }
+  load_record_kernels<Key, key_bits, Value>(opt.stream);
   const record_layout l = records_layout<Key>(n, value_bytes, opt, array_size);
   runtime::stream_buffer<std::byte> owned;
   record_buffers b(workspace_or_pool(opt, l.bytes,
@@ -223,22 +259,50 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
   }
 }
 
-//! The argsort of d_keys[0, n) into d_indices, arguments checked, n >= 2; batched in arrays of
-//! array_size keys (indices counted from each array's start) unless that is 0.
+//! The argsort of d_keys[0, n) into d_indices, and the sorted keys into d_sorted_keys unless that
+//! is null; arguments checked, n >= 2; batched in arrays of array_size keys (indices counted from
+//! each array's start) unless that is 0.
 template <class Key, class Index>
-void argsort_records(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt,
-                     const char* caller, const char* sizing, std::size_t array_size = 0) {
+void argsort_records(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
+                     const options& opt, const char* caller, const char* sizing,
+                     std::size_t array_size = 0) {
+  if (sorts_as_record_rows<Key>(n, array_size, opt)) {
+    kernels::rows::record_arrays a;
+    a.keys_in = d_keys;
+    a.keys_out = d_sorted_keys;
+    a.second_out = d_indices;
+    a.second_bytes = sizeof(Index);
+    a.by_class = true;
+    a.keys_gathered = std::is_floating_point_v<Key>;
+    return sort_record_rows<Key>(a, n, array_size, opt);
+  }
+  using key_bits = bits_t<sizeof(Key)>;
   {
     const kernels::load_only_scope loading;
     records::launch_positions<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
+    records::launch_gather<key_bits>(nullptr, nullptr, nullptr, nullptr, 0, opt.stream);
   }
   runtime::stream_buffer<std::byte> owned;
   std::byte* scratch = workspace_or_pool(
       opt, argsort_words_bytes<Key>(n, array_size, opt),
-      {{d_keys, n * sizeof(Key), "the keys"}, {d_indices, n * sizeof(Index), "the indices"}}, owned,
-      caller, sizing);
+      {{d_keys, n * sizeof(Key), "the keys"},
+       {d_indices, n * sizeof(Index), "the indices"},
+       {d_sorted_keys, d_sorted_keys != nullptr ? n * sizeof(Key) : 0, "the sorted keys"}},
+      owned, caller, sizing);
   const sorted_words sorted = argsort_words(d_keys, n, array_size, opt, scratch);
   records::launch_positions(sorted.words, sorted.through, d_indices, n, opt.stream, array_size);
+  if (d_sorted_keys != nullptr) {
+    records::launch_gather(sorted.words, sorted.through, reinterpret_cast<const key_bits*>(d_keys),
+                           reinterpret_cast<key_bits*>(d_sorted_keys), n, opt.stream);
+  }
+}
+
+//! argsort_records' workspace bytes.
+template <class Key>
+std::size_t argsort_bytes(std::size_t n, std::size_t array_size, const options& opt) {
+  return sorts_as_record_rows<Key>(n, array_size, opt)
+             ? 0
+             : argsort_words_bytes<Key>(n, array_size, opt);
 }
 
 //! The checks of a record sort's two device arrays of n elements each: device memory of the
@@ -250,6 +314,20 @@ void require_record_arrays(const Key* d_keys, const Second* d_second, std::size_
   runtime::require_device_range(d_second, n, sizeof(Second), alignof(Second), caller, second);
   require_apart(d_keys, n * sizeof(Key), d_second, n * sizeof(Second), caller,
                 (std::string("d_keys and ") + second).c_str());
+}
+
+//! The checks of an argsort's optional sorted keys (null: none): device memory of the current
+//! device for n keys, apart from the keys and the indices.
+template <class Key, class Index>
+void require_sorted_keys(const Key* d_keys, const Key* d_sorted_keys, const Index* d_indices,
+                         std::size_t n, const char* caller) {
+  if (d_sorted_keys == nullptr) return;
+  runtime::require_device_range(d_sorted_keys, n, sizeof(Key), alignof(Key), caller,
+                                "d_sorted_keys");
+  require_apart(d_keys, n * sizeof(Key), d_sorted_keys, n * sizeof(Key), caller,
+                "d_keys and d_sorted_keys");
+  require_apart(d_indices, n * sizeof(Index), d_sorted_keys, n * sizeof(Key), caller,
+                "d_indices and d_sorted_keys");
 }
 
 //! The checks of a batched record form before its arrays: options, an algorithm with a batched
@@ -336,16 +414,29 @@ std::size_t pairs_workspace_bytes(std::size_t n, const options& opt) {
 }
 
 template <class Key, class Index>
-void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt) {
+void argsort(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
+             const options& opt) {
   static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
                 "indices of 4 or 8 bytes, unsigned");
   constexpr const char* caller = "bitonic::argsort";
   api::validate(opt, caller);
   api::require_record_arrays(d_keys, d_indices, n, caller, "d_indices");
+  api::require_sorted_keys(d_keys, d_sorted_keys, d_indices, n, caller);
   api::require_positions(n, caller);
-  if (n == 1) BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, sizeof(Index), opt.stream));
+  if (n == 1) {
+    BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, sizeof(Index), opt.stream));
+    if (d_sorted_keys != nullptr) {
+      api::copy_on_device(d_sorted_keys, d_keys, sizeof(Key), opt.stream);
+    }
+  }
   if (n < 2) return;
-  api::argsort_records(d_keys, d_indices, n, opt, caller, "bitonic::argsort_workspace_bytes");
+  api::argsort_records(d_keys, d_sorted_keys, d_indices, n, opt, caller,
+                       "bitonic::argsort_workspace_bytes");
+}
+
+template <class Key, class Index>
+void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt) {
+  argsort(d_keys, static_cast<Key*>(nullptr), d_indices, n, opt);
 }
 
 template <class Key, class Index>
@@ -355,7 +446,7 @@ std::size_t argsort_workspace_bytes(std::size_t n, const options& opt) {
   api::require_positions(n, caller);
   if (n < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
-  return api::argsort_words_bytes<Key>(n, 0, opt);
+  return api::argsort_bytes<Key>(n, 0, opt);
 }
 
 template <class Key, class Value>
@@ -382,20 +473,30 @@ std::size_t batched_pairs_workspace_bytes(std::size_t num_arrays, std::size_t ar
 }
 
 template <class Key, class Index>
-void argsort_batched(const Key* d_keys, Index* d_indices, std::size_t num_arrays,
-                     std::size_t array_size, const options& opt) {
+void argsort_batched(const Key* d_keys, Key* d_sorted_keys, Index* d_indices,
+                     std::size_t num_arrays, std::size_t array_size, const options& opt) {
   static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
                 "indices of 4 or 8 bytes, unsigned");
   constexpr const char* caller = "bitonic::argsort_batched";
   const std::size_t n = api::batched_record_count(num_arrays, array_size, opt, caller);
   api::require_record_arrays(d_keys, d_indices, n, caller, "d_indices");
+  api::require_sorted_keys(d_keys, d_sorted_keys, d_indices, n, caller);
   if (n == 0) return;
-  if (array_size == 1) {  // every index is 0
+  if (array_size == 1) {  // every index is 0, every key in place
     BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, n * sizeof(Index), opt.stream));
+    if (d_sorted_keys != nullptr) {
+      api::copy_on_device(d_sorted_keys, d_keys, n * sizeof(Key), opt.stream);
+    }
     return;
   }
-  api::argsort_records(d_keys, d_indices, n, opt, caller,
+  api::argsort_records(d_keys, d_sorted_keys, d_indices, n, opt, caller,
                        "bitonic::batched_argsort_workspace_bytes", array_size);
+}
+
+template <class Key, class Index>
+void argsort_batched(const Key* d_keys, Index* d_indices, std::size_t num_arrays,
+                     std::size_t array_size, const options& opt) {
+  argsort_batched(d_keys, static_cast<Key*>(nullptr), d_indices, num_arrays, array_size, opt);
 }
 
 template <class Key, class Index>
@@ -405,7 +506,7 @@ std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t 
   const std::size_t n = api::batched_record_count(num_arrays, array_size, opt, caller);
   if (num_arrays == 0 || array_size < 2) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
-  return api::argsort_words_bytes<Key>(n, array_size, opt);
+  return api::argsort_bytes<Key>(n, array_size, opt);
 }
 
 #define BITONIC_INSTANTIATE_PAIR(Key, Value)                                               \
@@ -415,12 +516,15 @@ std::size_t batched_argsort_workspace_bytes(std::size_t num_arrays, std::size_t 
                                                const options&);                            \
   template std::size_t batched_pairs_workspace_bytes<Key, Value>(std::size_t, std::size_t, \
                                                                  const options&);
-#define BITONIC_INSTANTIATE_INDEX(Key, Index)                                                \
-  template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);        \
-  template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);     \
-  template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t,    \
-                                            const options&);                                 \
-  template std::size_t batched_argsort_workspace_bytes<Key, Index>(std::size_t, std::size_t, \
+#define BITONIC_INSTANTIATE_INDEX(Key, Index)                                                   \
+  template void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);           \
+  template void argsort<Key, Index>(const Key*, Key*, Index*, std::size_t, const options&);     \
+  template void argsort_batched<Key, Index>(const Key*, Key*, Index*, std::size_t, std::size_t, \
+                                            const options&);                                    \
+  template std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);        \
+  template void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t,       \
+                                            const options&);                                    \
+  template std::size_t batched_argsort_workspace_bytes<Key, Index>(std::size_t, std::size_t,    \
                                                                    const options&);
 #define BITONIC_INSTANTIATE_RECORDS(Key) \
   BITONIC_FOR_EACH_RECORD(BITONIC_INSTANTIATE_PAIR, BITONIC_INSTANTIATE_INDEX, Key)

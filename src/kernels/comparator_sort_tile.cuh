@@ -28,26 +28,13 @@ using network::index_t;
 template <class Key>
 using tile_type = register_tile<Key>;
 
-//! Stage S (<= 5) in the low layout, where tile-index bits 0..4 are register bits: the flip of
-//! each block of 2^S registers, then the plain steps S-2..0.
-template <unsigned S, class Tile, class Less>
-__device__ void register_stage(Tile& tile, Less less) {
-  constexpr auto all = ~register_mask<Tile::K>{0};
-  register_step<S - 1, true>(tile.r, all, less);
-  register_steps_down<int(S) - 2, 0>(tile.r, all, less);
-}
-
 //! Sorts the tile held in the low layout, ascending; ends in the low layout.
 template <class Tile, class Less>
 __device__ void sort_tile(Tile& tile, Less less) {
   using lay = layout;
   constexpr unsigned high = Tile::template base<lay::registers_high>;
   static_assert(high >= 5 && high <= 10, "the mid layout holds the bits between low and high");
-  register_stage<1>(tile, less);
-  register_stage<2>(tile, less);
-  register_stage<3>(tile, less);
-  register_stage<4>(tile, less);
-  register_stage<5>(tile, less);
+  register_stages<5>(tile.r, less);  // tile-index bits 0..4 are register bits in the low layout
 #pragma unroll 1
   for (unsigned s = 6; s <= Tile::tile_log2; ++s) {
     if (s > 10) {  // bits 10 and up are warp bits in the low and mid layouts

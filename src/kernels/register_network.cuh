@@ -41,6 +41,24 @@ __device__ __forceinline__ void register_steps_down(Word (&r)[K], Mask valid, Le
   }
 }
 
+//! Stage S of the network on a thread's registers, all of them keys: the flip of each block of 2^S
+//! registers, then the plain steps S-2..0.
+template <unsigned S, unsigned K, class Word, class Less>
+__device__ __forceinline__ void register_stage(Word (&r)[K], Less less) {
+  constexpr auto all = ~register_mask<K>{0};
+  register_step<S - 1, true>(r, all, less);
+  register_steps_down<int(S) - 2, 0>(r, all, less);
+}
+
+//! Stages 1..S on a thread's registers: each block of 2^S registers ends sorted under `less`.
+template <unsigned S, unsigned K, class Word, class Less>
+__device__ __forceinline__ void register_stages(Word (&r)[K], Less less) {
+  if constexpr (S >= 1) {
+    register_stages<S - 1>(r, less);
+    register_stage<S>(r, less);
+  }
+}
+
 //! An opaque copy of v: the compiler cannot reuse address arithmetic done with v before this
 //! point, nor hoist what depends on it out of a loop. Without it, the address of every register
 //! (32 64-bit values) is kept live from a tile's loads to its stores, and spills.

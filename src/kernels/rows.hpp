@@ -1,5 +1,6 @@
-// The batched plans' kernels (sort_rows.cuh, pad_rows.cuh) as plain functions of the key size:
-// compiled once, in rows.cu, instead of in every key type's sort, because they only move bits.
+// The batched plans' kernels (sort_rows.cuh, record_rows.cuh, pad_rows.cuh) as plain functions of
+// the key size: compiled once, in rows.cu, instead of in every key type's sort, because they only
+// move bits.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -28,6 +29,27 @@ constexpr word_map word_map_of() {
 //! `direction` (sort_rows.cuh; 2 <= length <= a tile), on `stream`.
 void sort_rows(void* keys, std::size_t key_bytes, std::uint64_t count, std::uint64_t length,
                word_map map, order direction, cudaStream_t stream);
+
+//! The arrays of a sort of rows of records with 4-byte keys (record_rows.cuh): the keys' bits with
+//! 4-byte values beside them (values_in, sorted into second_out) or, where values_in is null, with
+//! their columns (written to second_out as indices of second_bytes, 4 or 8). keys_out (null: none)
+//! gets the sorted keys; by_class makes equal keys keep their columns' order (values_in null),
+//! and keys_gathered reads keys_out's keys from keys_in through the columns (class words of
+//! floats, which do not decode; keys_in apart from keys_out).
+struct record_arrays {
+  const void* keys_in = nullptr;
+  void* keys_out = nullptr;
+  const void* values_in = nullptr;
+  void* second_out = nullptr;
+  std::size_t second_bytes = 4;
+  bool by_class = false;
+  bool keys_gathered = false;
+};
+
+//! Sorts each of `count` rows of `length` records (2 <= length <= a tile of 8-byte words) of `a`,
+//! keys mapped by `map`, in `direction`, in one pass (record_rows.cuh), on `stream`.
+void sort_record_rows(const record_arrays& a, std::uint64_t count, std::uint64_t length,
+                      word_map map, order direction, cudaStream_t stream);
 
 //! Copies `count` rows of `from_width` keys of `key_bytes` bytes into rows of `to_width`, the
 //! columns past from_width set to `pad`'s bits (pad_rows.cuh), on `stream`.

@@ -32,23 +32,34 @@ using network::index_t;
 using rows::word_codec;
 using rows::word_map;
 
-//! rows x row_length keys (as bits of their size), row r at keys + r * row_length: one tile sorts
-//! tile_keys >> row_log2 consecutive rows, padded to 2^row_log2 = the smallest power of two that
-//! holds a row.
-template <class W>
-struct row_set {
-  W* keys;
+//! rows x length elements as words of W's size, row r at elements [r * length, (r + 1) * length):
+//! one tile sorts tile_keys >> row_log2 consecutive rows, padded to 2^row_log2 = the smallest power
+//! of two that holds a row.
+struct row_shape {
   index_t count, length;
   unsigned row_log2;
+};
+
+//! Keys as the rows' words, in place: loaded encoded by the codec, stored decoded. Another Rows
+//! type (record_rows.cuh) makes its words from several arrays; every one has load(at, column) and
+//! store(at, row_start, word) for the element at `at`, `column` of its row, the row starting at
+//! `row_start`.
+template <class W>
+struct key_rows {
+  W* keys;
+  word_codec<W> codec;
+
+  __device__ W load(index_t at, index_t) const { return codec.encode(keys[at]); }
+  __device__ void store(index_t at, index_t, W word) const { keys[at] = codec.decode(word); }
 };
 
 template <class W>
 using tile_of = register_tile<W, tuning::optimized<sizeof(W)>::tile_log2>;
 
-template <class W>
+template <class W, class Rows>
 __global__ void __launch_bounds__(tile_of<W>::threads,
                                   tuning::optimized<sizeof(W)>::tile_min_blocks)
-    sort_rows_kernel(row_set<W> in, word_codec<W> codec) {
+    sort_rows_kernel(row_shape in, Rows rows) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using Tile = tile_of<W>;
   using lay = layout;
@@ -66,7 +77,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
       const unsigned i = tile.template index<lay::registers_mid>(m);
       const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
       tile.r[m] = row < in.count && column < in.length
-                      ? codec.encode(in.keys[row * in.length + column])
+                      ? rows.load(row * in.length + column, column)
                       : W(~W(0));  // pads: the greatest word, behind every key of the row
     }
 #pragma unroll
@@ -81,10 +92,30 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
       const unsigned i = tile.template index<lay::registers_mid>(m);
       const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
       if (row < in.count && column < in.length) {
-        in.keys[row * in.length + column] = codec.decode(tile.r[m]);
+        rows.store(row * in.length + column, row * in.length, tile.r[m]);
       }
     }
   }
+}
+
+//! Sorts each of `count` rows of `length` elements (2 <= length <= a tile of W) that `rows` loads
+//! and stores as words of W on the register tile, on `stream` (only loads the kernel under a
+//! load_only_scope).
+template <class W, class Rows>
+void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t stream) {
+  using Tile = tile_of<W>;
+  const unsigned row_log2 = network::ceil_log2(length);
+  if (count == 0 || row_log2 == 0 || row_log2 > Tile::tile_log2) {
+    throw error(
+        "bitonic: internal error: sort_rows of no rows, or rows longer than a tile or "
+        "shorter than 2");
+  }
+  constexpr auto kernel = sort_rows_kernel<W, Rows>;
+  allow_dynamic_shared_memory<kernel>(Tile::smem_bytes,
+                                      "cudaFuncSetAttribute(sort_rows_kernel shared memory)");
+  const index_t tiles = ((count - 1) >> (Tile::tile_log2 - row_log2)) + 1;
+  launch_chained(kernel, grid_blocks(tiles, 1), Tile::threads, Tile::smem_bytes, stream,
+                 "sort_rows_kernel launch", row_shape{count, length, row_log2}, rows);
 }
 
 //! Sorts each of `count` rows of `length` keys (2 <= length <= a tile) of W's size at `keys`,
@@ -93,25 +124,12 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
 template <class W>
 void launch(W* keys, index_t count, index_t length, word_map map, order direction,
             cudaStream_t stream) {
-  using Tile = tile_of<W>;
-  const unsigned row_log2 = network::ceil_log2(length);
-  if (count == 0 || row_log2 == 0 || row_log2 > Tile::tile_log2) {
-    throw error(
-        "bitonic: internal error: sort_rows of no rows, or rows longer than a tile or "
-        "shorter than 2");
-  }
   const word_codec<W> codec{map, direction == order::descending ? W(~W(0)) : W(0)};
-  if (sort_short_rows::takes(keys, length)) {
+  if (length >= 2 && sort_short_rows::takes(keys, length)) {
     sort_short_rows::launch(keys, count, length, codec, stream);
     return;
   }
-  const row_set<W> in{keys, count, length, row_log2};
-  constexpr auto kernel = sort_rows_kernel<W>;
-  allow_dynamic_shared_memory<kernel>(Tile::smem_bytes,
-                                      "cudaFuncSetAttribute(sort_rows_kernel shared memory)");
-  const index_t tiles = ((count - 1) >> (Tile::tile_log2 - row_log2)) + 1;
-  launch_chained(kernel, grid_blocks(tiles, 1), Tile::threads, Tile::smem_bytes, stream,
-                 "sort_rows_kernel launch", in, codec);
+  launch_tile<W>(key_rows<W>{keys, codec}, count, length, stream);
 }
 
 }  // namespace bitonic::kernels::sort_rows

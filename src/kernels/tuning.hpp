@@ -184,17 +184,22 @@ struct topk_select {
 };
 
 //! Rows of min_row_bytes to max_row_bytes, a power of two of keys, at a 16-byte aligned start
-//! (sort_short_rows.cuh, for sort_batched): one row a thread, in registers, loaded and stored as
-//! 16-byte vectors, blocks of block_threads; other rows take the register tile (sort_rows.cuh).
-//! H100, 2^24 keys: 4-byte rows of 4 and 8 keys 17-20 % faster than the tile, 8-byte rows of 2-8
-//! 4-16 %; 8-byte rows of 16 26 % slower, 4-byte rows of 2 (no whole vector) 5 % slower
-//! (PERFORMANCE log 51).
+//! (sort_short_rows.cuh, for sort_batched): one row a thread (two or four, past thread_row_bytes),
+//! in registers, loaded and stored as 16-byte vectors, blocks of block_threads; other rows take the
+//! register tile (sort_rows.cuh).
+//! H100, 2^24 keys: 4-byte rows of 4 and 8 keys 17-20 % faster than the tile, 8-byte rows of 2-4
+//! 4-16 %, 4-byte rows of 2 (no whole vector) 5 % slower (PERFORMANCE log 51); with 32 bytes a
+//! lane, 4-byte rows of 16 and 32 and 8-byte rows of 8 and 16 19-30 % faster (log 53).
 struct short_rows {
   static constexpr unsigned block_threads = 256;
   static constexpr unsigned min_row_bytes = 16;
-  static constexpr unsigned max_row_bytes = 64;
+  static constexpr unsigned max_row_bytes = 128;
+  //! Longer rows are split between neighbouring lanes (the steps between them by shuffles).
+  static constexpr unsigned thread_row_bytes = 32;
   static_assert(block_threads % 32 == 0, "whole warps");
   static_assert(min_row_bytes == 16 && max_row_bytes % 16 == 0, "rows of whole 16-byte vectors");
+  static_assert(thread_row_bytes % 16 == 0 && max_row_bytes <= 4 * thread_row_bytes,
+                "at most four lanes a row, each with whole 16-byte vectors");
 };
 
 //! Segmented sorts (segment_tiles.cuh): a block of block_threads sorts a tile of 2^tile_log2 keys

@@ -129,13 +129,13 @@ TYPED_TEST(BatchedGpu, EveryArrayMatchesStdSort) {
   }
 }
 
-// Short rows (16 to 64 bytes, a power of two of keys, at a 16-byte aligned start) sort one a
-// thread (sort_short_rows.cuh), others in the register tile: the keys at every offset from an
-// aligned start take both ways; the keys around the batch stay untouched.
+// Short rows (16 to 128 bytes, a power of two of keys, at a 16-byte aligned start) sort one, two
+// or four lanes a row (sort_short_rows.cuh), others in the register tile: the keys at every offset
+// from an aligned start take both ways; the keys around the batch stay untouched.
 TYPED_TEST(BatchedGpu, ShortRowsAtEveryAlignment) {
   using Key = TypeParam;
   constexpr std::size_t arrays = 1001, before = 3, after = 5;
-  for (const std::size_t size : {2u, 3u, 4u, 7u, 8u, 16u}) {
+  for (const std::size_t size : {2u, 3u, 4u, 7u, 8u, 16u, 31u, 32u}) {
     const std::size_t n = arrays * size;
     const std::uint64_t seed = test::case_seed(size, distribution::few);
     const std::vector<Key> all = tools::generate<Key>(before + n + after, distribution::few, seed);
@@ -231,10 +231,44 @@ void expect_batched_pairs(const std::vector<Key>& input, std::size_t arrays, std
   }
 }
 
+//! argsort_batched into Index indices (with the sorted keys too when with_keys) against
+//! std::stable_sort of every array's positions, exactly; the keys untouched.
+template <class Key, class Index>
+void expect_batched_argsort(const std::vector<Key>& input, std::size_t arrays, std::size_t size,
+                            order direction, bool with_keys, const std::string& what) {
+  const std::size_t n = input.size();
+  device_array<Key> keys(n), sorted(n);
+  device_array<Index> indices(n);
+  keys.upload(input);
+  if (with_keys) {
+    argsort_batched(keys.get(), sorted.get(), indices.get(), arrays, size,
+                    {.direction = direction});
+  } else {
+    argsort_batched(keys.get(), indices.get(), arrays, size, {.direction = direction});
+  }
+  const std::vector<Index> got = indices.download();
+  const std::vector<Key> got_keys = with_keys ? sorted.download() : std::vector<Key>{};
+  EXPECT_TRUE(identical(keys.download(), input)) << what << " argsort_batched moved keys";
+  const std::string form = what + " argsort_batched, " + std::to_string(sizeof(Index)) +
+                           "-byte indices" + (with_keys ? " and sorted keys" : "");
+  for (std::size_t a = 0; a < arrays; ++a) {
+    const std::vector<Key> row = array_of(input, a, size);
+    const std::vector<std::uint64_t> exact = test::stable_order(row, direction);
+    const std::vector<Index> got_row = array_of(got, a, size);
+    EXPECT_TRUE(std::equal(got_row.begin(), got_row.end(), exact.begin(), exact.end()))
+        << form << ", array " << a;
+    if (!with_keys) continue;
+    std::vector<Key> want(size);
+    for (std::size_t j = 0; j < size; ++j)
+      want[j] = row[exact[j]];
+    EXPECT_TRUE(identical(array_of(got_keys, a, size), want)) << form << ", keys of array " << a;
+  }
+}
+
 TYPED_TEST(BatchedGpu, RecordsMatchStableSortOfEveryArray) {
   using Key = TypeParam;
-  for (const std::size_t size :
-       {0u, 1u, 2u, 3u, 5u, 17u, 32u, 33u, 100u, 300u, 1024u, 4097u, 16387u, 32768u}) {
+  for (const std::size_t size : {0u, 1u, 2u, 3u, 5u, 17u, 32u, 33u, 100u, 300u, 1024u, 4097u, 8191u,
+                                 8192u, 8193u, 16387u, 32768u}) {
     const std::size_t arrays = std::min<std::size_t>(arrays_for(size), 65) | 1;
     const std::size_t n = arrays * size;
     for (const distribution d : {distribution::uniform, distribution::few, distribution::nan}) {
@@ -243,24 +277,16 @@ TYPED_TEST(BatchedGpu, RecordsMatchStableSortOfEveryArray) {
       for (const order direction : test::all_orders) {
         const std::string what =
             describe(tools::type_name<Key>(), arrays, size, d, seed, direction);
-        device_array<Key> keys(n);
-        device_array<std::uint32_t> indices(n);
-        keys.upload(input);
-        argsort_batched(keys.get(), indices.get(), arrays, size, {.direction = direction});
-        const std::vector<std::uint32_t> got = indices.download();
-        EXPECT_TRUE(identical(keys.download(), input)) << what << " argsort_batched moved keys";
-        for (std::size_t a = 0; a < arrays; ++a) {
-          const std::vector<std::uint64_t> exact =
-              test::stable_order(array_of(input, a, size), direction);
-          const std::vector<std::uint32_t> row = array_of(got, a, size);
-          EXPECT_TRUE(std::equal(row.begin(), row.end(), exact.begin(), exact.end()))
-              << what << " argsort_batched, array " << a;
-        }
+        expect_batched_argsort<Key, std::uint32_t>(input, arrays, size, direction, false, what);
+        expect_batched_argsort<Key, std::uint64_t>(input, arrays, size, direction, false, what);
+        expect_batched_argsort<Key, std::uint32_t>(input, arrays, size, direction, true, what);
+        expect_batched_argsort<Key, std::uint64_t>(input, arrays, size, direction, true, what);
         for (const bool stable : {false, true}) {
           expect_batched_pairs<Key, std::uint32_t>(input, arrays, size, direction, stable, what);
         }
         expect_batched_pairs<Key, std::uint64_t>(input, arrays, size, direction, true, what);
 
+        device_array<Key> keys(n);
         keys.upload(input);
         sort_batched(keys.get(), arrays, size, {.direction = direction, .stable = true});
         std::vector<Key> want = input;

@@ -132,6 +132,7 @@ TYPED_TEST(Records, ArgsortIsTheStableOrder) {
     device_array<Key> keys(n);
     device_array<std::uint32_t> indices(n);
     device_array<std::uint64_t> wide_indices(n);
+    device_array<Key> sorted(n);
     for (const distribution d : tools::all_distributions) {
       const std::uint64_t seed = test::case_seed(n, d);
       const std::vector<Key> input = tools::generate<Key>(n, d, seed);
@@ -145,6 +146,11 @@ TYPED_TEST(Records, ArgsortIsTheStableOrder) {
         if (n % 3 == 0 || n < 40) {  // the 8-byte indices on a third of the sizes
           argsort(keys.get(), wide_indices.get(), n, {.direction = direction});
           ASSERT_TRUE(same_bits(wide_indices.download(), want));
+        }
+        if (n % 3 == 1 || n < 40) {  // the sorted keys too, on another third
+          argsort(keys.get(), sorted.get(), wide_indices.get(), n, {.direction = direction});
+          ASSERT_TRUE(same_bits(wide_indices.download(), want)) << "with the sorted keys";
+          ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys";
         }
         ASSERT_TRUE(same_bits(keys.download(), input)) << "argsort changed the keys";
       }
@@ -375,6 +381,15 @@ TEST(RecordsErrors, BadArgumentsLeaveTheDataAlone) {
       {"d_keys and d_indices overlap"}));
   EXPECT_TRUE(throws_error([&] { argsort(keys.get(), static_cast<std::uint64_t*>(nullptr), n); },
                            {"bitonic::argsort", "d_indices is null"}));
+  EXPECT_TRUE(throws_error([&] { argsort(keys.get(), keys.get() + n / 2, values.get(), n); },
+                           {"d_keys and d_sorted_keys overlap"}));
+  EXPECT_TRUE(throws_error(
+      [&] { argsort(keys.get(), reinterpret_cast<std::int32_t*>(values.get()), values.get(), n); },
+      {"d_indices and d_sorted_keys overlap"}));
+  std::vector<std::int32_t> host_sorted(n);
+  EXPECT_TRUE(throws_error(
+      [&] { argsort_batched(keys.get(), host_sorted.data(), values.get(), 10, n / 10); },
+      {"bitonic::argsort_batched", "d_sorted_keys", "host pointer"}));
   EXPECT_TRUE(throws_error(
       [&] { (void)pairs_workspace_bytes<std::int32_t, std::int32_t>((std::size_t{1} << 32) + 1); },
       "2^32"));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -148,7 +149,10 @@ TEST(Sanitize, Records) {
 template <class Key>
 void expect_small_batched_sorts() {
   constexpr std::size_t tile = sizeof(Key) == 4 ? std::size_t{1} << 14 : std::size_t{1} << 13;
-  for (const std::size_t size : {std::size_t{5}, std::size_t{300}, 2 * tile, tile + 1}) {
+  // 16 and 32 keys: short rows of two and four lanes (four-byte keys), of four lanes and the tile
+  // (eight-byte keys).
+  for (const std::size_t size :
+       {std::size_t{5}, std::size_t{16}, std::size_t{32}, std::size_t{300}, 2 * tile, tile + 1}) {
     const std::size_t arrays = size < 1000 ? 33 : 3;
     const std::uint64_t seed = test::case_seed(size, tools::distribution::uniform);
     const std::vector<Key> input =
@@ -183,9 +187,41 @@ void expect_small_batched_sorts() {
   }
 }
 
+// Record rows that gather their keys: float argsort_batched with the sorted keys and 8-byte
+// indices (the keys read back through the columns), checked against a stable sort of each row.
+void expect_float_record_rows() {
+  for (const std::size_t size : {std::size_t{5}, std::size_t{300}, std::size_t{8192}}) {
+    const std::size_t arrays = size < 1000 ? 33 : 3;
+    const std::uint64_t seed = test::case_seed(size, tools::distribution::nan);
+    const std::vector<float> input =
+        tools::generate<float>(arrays * size, tools::distribution::nan, seed);
+    test::device_array<float> keys(input.size()), sorted(input.size());
+    test::device_array<std::uint64_t> indices(input.size());
+    keys.upload(input);
+    for (const order direction : test::all_orders) {
+      argsort_batched(keys.get(), sorted.get(), indices.get(), arrays, size,
+                      {.direction = direction});
+      const std::vector<float> got = sorted.download();
+      const std::vector<std::uint64_t> order = indices.download();
+      for (std::size_t a = 0; a < arrays; ++a) {
+        const std::vector<float> row(input.begin() + std::ptrdiff_t(a * size),
+                                     input.begin() + std::ptrdiff_t((a + 1) * size));
+        const std::vector<std::uint64_t> exact = test::stable_order(row, direction);
+        for (std::size_t j = 0; j < size; ++j) {
+          ASSERT_EQ(order[a * size + j], exact[j]) << "float record rows of " << size << ", seed "
+                                                   << seed << ' ' << test::to_string(direction);
+          ASSERT_EQ(std::memcmp(&got[a * size + j], &row[exact[j]], sizeof(float)), 0)
+              << "float record rows' keys of " << size << ", seed " << seed;
+        }
+      }
+    }
+  }
+}
+
 TEST(Sanitize, Batched) {
   expect_small_batched_sorts<std::int32_t>();
   expect_small_batched_sorts<double>();
+  expect_float_record_rows();
 }
 
 // topk: 4-byte keys with k <= 2048 take the select kernel (one part; fewer keys than K, so that
