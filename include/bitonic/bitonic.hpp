@@ -314,17 +314,21 @@ void sort_segments_host(Key* h_keys, const Offset* h_offsets, std::size_t num_se
 //! above its index), each thread block reads a part of an array once and keeps the K best words
 //! (K = k rounded up to a power of two) in shared memory, choosing them among the keys that beat
 //! the K-th best so far by a radix selection; the parts' candidates are selected again the same
-//! way until one part an array is left, whose K words the network sorts. Other keys, and larger
+//! way until one part an array is left, whose K words the network sorts. Where that takes several
+//! passes and the call's keys fit the L2 (at most 2^22), one radix selection over each whole array
+//! finds its k best words instead (up to eight counting rounds over all of it, in the L2), and
+//! each is written to its place among them (the count of smaller ones). Other keys, and larger
 //! k, take the first k of a stable batched argsort (argsort_batched's record words), up to 2^28
 //! keys (whole arrays) at a time. Memory: topk_workspace_bytes<Key, Index>(batch, n, k, opt)
-//! bytes (the selection's candidates, none when one part an array suffices; the argsort's 8
-//! bytes a key sorted at once plus its word sort's), from opt.workspace or else the library's
-//! pool, as for `sort`.
+//! bytes (the selection's candidates, none when one part an array suffices; the radix
+//! selection's k words and ~1 KiB an array; the argsort's 8 bytes a key sorted at once plus its
+//! word sort's), from opt.workspace or else the library's pool, as for `sort`.
 //! Preconditions: the three arrays in device or managed memory of the current device, the outputs
 //! apart from each other and from the keys; k <= n <= 2^32; opt.algo automatic or optimized.
 //! Complexity: selected: one read of the keys, plus up to 8 counting rounds over the kept words
 //! and the survivors of the threshold per buffer of them (about K ln(n / K) survivors an array on
-//! random keys; every key on adversarial orders), and O(K log^2 K) comparisons an array; otherwise
+//! random keys; every key on adversarial orders), and O(K log^2 K) comparisons an array (by radix:
+//! up to nine reads of each array, usually three or four, and k^2 comparisons); otherwise
 //! per array O(m log^2 m) comparisons for m = n rounded up to a power of two. Throws bitonic::error
 //! (outputs untouched) as argsort_batched does, when k > n, n > 2^32 or batch * n overflows, or
 //! when both outputs are null with outputs to write.

@@ -1,9 +1,11 @@
 // bitonic::topk: the k first keys of each array in opt.direction, with their indices. 4-byte keys
 // with k <= 2048 take the select path (kernels/topk_select.cuh): each part of an array read once,
 // its K best kept in shared memory, then the parts' candidates selected again until one part is
-// left. Other keys and larger k take the first k of a stable batched argsort (records.cu's record
-// words, kernels/topk_take.cuh), a group of arrays at a time so that the scratch stays bounded.
-// Both give the first k of a stable sort of each array, bit for bit.
+// left; where that takes several passes and the keys fit the L2, a radix selection over each whole
+// array instead (kernels/topk_radix.cuh). Other keys and larger k take the first k of a stable
+// batched argsort (records.cu's record words, kernels/topk_take.cuh), a group of arrays at a time
+// so that the scratch stays bounded. All give the first k of a stable sort of each array, bit for
+// bit.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
+#include "kernels/topk_radix.cuh"
 #include "kernels/topk_select.cuh"
 #include "kernels/topk_take.cuh"
 #include "plan/topk_plan.hpp"
@@ -68,10 +71,43 @@ plan::select_plan current_select_plan(std::size_t batch, std::size_t n, std::siz
   return plan::make_select_plan(batch, n, k, runtime::multiprocessor_count());
 }
 
-//! Scratch bytes of a select plan: its candidate buffers, aligned.
-std::size_t select_scratch_bytes(const plan::select_plan& plan, std::size_t batch) {
-  const std::size_t words = plan.scratch_words(batch);
+//! Scratch bytes of a select plan: its candidate buffers (or the radix selection's states and
+//! candidates), aligned.
+std::size_t select_scratch_bytes(const plan::select_plan& plan, std::size_t batch, std::size_t n,
+                                 std::size_t k) {
+  const std::size_t words = plan::selects_by_radix(plan, batch, n)
+                                ? plan::radix_scratch_words(batch, k)
+                                : plan.scratch_words(batch);
   return words == 0 ? 0 : align_up(words * sizeof(std::uint64_t)) + workspace_alignment;
+}
+
+//! topk by the radix selection (kernels/topk_radix.cuh): the arrays' states and candidates in the
+//! scratch, the results ranked into the outputs.
+template <class Key, class Index>
+void radix_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Key* d_out_keys,
+                Index* d_out_indices, std::byte* scratch, const options& opt) {
+  namespace radix = kernels::topk_radix;
+  auto* const states = reinterpret_cast<radix::array_state*>(scratch);
+  const std::size_t state_bytes = batch * tuning::topk_radix::state_words * sizeof(std::uint64_t);
+  BITONIC_CUDA_CHECK(cudaMemsetAsync(states, 0, state_bytes, opt.stream));
+  radix::radix_pass p{};
+  p.keys = reinterpret_cast<const std::uint32_t*>(d_keys);
+  p.arrays = batch;
+  p.n = n;
+  p.blocks_per_array =
+      (n + tuning::topk_radix::keys_per_block - 1) / tuning::topk_radix::keys_per_block;
+  p.k = unsigned(k);
+  p.kind = select::key_kind_of<Key>();
+  p.descending = opt.direction == order::descending;
+  p.states = states;
+  p.candidates = reinterpret_cast<std::uint64_t*>(scratch + state_bytes);
+  radix::outputs out{reinterpret_cast<std::uint32_t*>(d_out_keys), nullptr, nullptr};
+  if constexpr (sizeof(Index) == 4) {
+    out.indices32 = reinterpret_cast<std::uint32_t*>(d_out_indices);
+  } else {
+    out.indices64 = reinterpret_cast<std::uint64_t*>(d_out_indices);
+  }
+  radix::launch(p, out, opt.stream);
 }
 
 //! topk of 4-byte keys by the select path. Arguments checked; batch, k >= 1, n >= 2.
@@ -83,14 +119,17 @@ void select_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_
     const kernels::load_only_scope loading;
     select::launch<select::tuning::block_threads>({}, opt.stream);
     select::launch<select::tuning::wide_block_threads>({}, opt.stream);
+    kernels::topk_radix::launch({}, {}, opt.stream);
   }
   const plan::select_plan passes = current_select_plan(batch, n, k);
+  const bool by_radix = plan::selects_by_radix(passes, batch, n);
   const unsigned sm_count = runtime::multiprocessor_count();
   runtime::stream_buffer<std::byte> owned;
-  const std::size_t bytes = select_scratch_bytes(passes, batch);
+  const std::size_t bytes = select_scratch_bytes(passes, batch, n, k);
   std::byte* scratch = bytes == 0 ? nullptr
                                   : workspace_or_pool(opt, bytes, apart, owned, caller,
                                                       "bitonic::topk_workspace_bytes");
+  if (by_radix) return radix_topk(d_keys, batch, n, k, d_out_keys, d_out_indices, scratch, opt);
   std::uint64_t* buffers[2] = {
       reinterpret_cast<std::uint64_t*>(scratch),
       reinterpret_cast<std::uint64_t*>(scratch) + passes.candidates(batch, 0)};
@@ -195,7 +234,7 @@ std::size_t topk_workspace_bytes(std::size_t batch, std::size_t n, std::size_t k
   if (!api::topk_sorts(batch, n, k)) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
   if (api::selects<Key>(k)) {
-    return api::select_scratch_bytes(api::current_select_plan(batch, n, k), batch);
+    return api::select_scratch_bytes(api::current_select_plan(batch, n, k), batch, n, k);
   }
   return api::argsort_words_bytes<Key>(api::group_arrays(batch, n) * n, n, opt);
 }

@@ -183,6 +183,21 @@ struct topk_select {
   }
 };
 
+//! Top-k by one radix selection over each whole array (topk_radix.cuh), where a call's keys fit
+//! max_keys (16 MiB of 4-byte keys: they stay in the H100's 50 MB L2 across the rounds) and the
+//! select plan needs more than one pass. Blocks of block_threads read keys_per_block keys of one
+//! array each round; an array's state between rounds takes state_words 8-byte words.
+struct topk_radix {
+  static constexpr unsigned block_threads = 256;
+  static constexpr unsigned keys_per_block = 4096;
+  static constexpr unsigned rank_threads = 64;  //!< candidates a block places (rank_kernel)
+  static constexpr std::size_t max_keys = std::size_t{1} << 22;
+  static constexpr std::size_t state_words = (topk_select::radix * 4 + 128) / 8;
+  static_assert(block_threads % 32 == 0 && keys_per_block % block_threads == 0 &&
+                    rank_threads % 32 == 0,
+                "whole warps, and slices of whole rounds of the block");
+};
+
 //! Rows of min_row_bytes to max_row_bytes, a power of two of keys, at a 16-byte aligned start
 //! (sort_short_rows.cuh, for sort_batched): one row a thread (two or four, past thread_row_bytes),
 //! in registers, loaded and stored as 16-byte vectors, blocks of block_threads; other rows take the

@@ -31,4 +31,13 @@ select_plan make_select_plan(std::size_t batch, std::size_t n, std::size_t k, un
   return p;
 }
 
+bool selects_by_radix(const select_plan& p, std::size_t batch, std::size_t n) {
+  return p.parts.size() > 1 && n <= tuning::topk_radix::max_keys &&
+         batch <= tuning::topk_radix::max_keys / n;
+}
+
+std::size_t radix_scratch_words(std::size_t batch, std::size_t k) {
+  return batch * (tuning::topk_radix::state_words + k);
+}
+
 }  // namespace bitonic::plan

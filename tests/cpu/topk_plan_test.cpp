@@ -39,6 +39,25 @@ TEST(TopKPlan, BenchShapesOnAnH100) {
   EXPECT_EQ(plan::make_select_plan(1, std::size_t{1} << 20, 100, 0).parts.back(), 1u);
 }
 
+// The radix selection replaces the passes before the last where there are several and the keys
+// fit tuning::topk_radix::max_keys (2^22).
+TEST(TopKPlan, RadixSelectionWhereThePassesChainAndTheKeysFitTheL2) {
+  const auto radix = [](std::size_t batch, std::size_t n, std::size_t k) {
+    return plan::selects_by_radix(plan::make_select_plan(batch, n, k, 132), batch, n);
+  };
+  EXPECT_TRUE(radix(1, std::size_t{1} << 20, 2048));
+  EXPECT_TRUE(radix(2, 70001, 2048));
+  EXPECT_TRUE(radix(1, std::size_t{1} << 22, 1));
+  EXPECT_FALSE(radix(1, (std::size_t{1} << 22) + 1, 1000));  // past the L2's bound
+  EXPECT_TRUE(radix(2, std::size_t{1} << 21, 2048));         // 2^22 keys in all
+  EXPECT_FALSE(radix(3, std::size_t{1} << 21, 2048));        // more
+  EXPECT_FALSE(radix(1, std::size_t{1} << 24, 100));
+  EXPECT_FALSE(radix(64, 131072, 50));   // 2^23 keys
+  EXPECT_FALSE(radix(16384, 4096, 64));  // one pass
+  EXPECT_FALSE(radix(1, 5000, 100));     // one pass
+  EXPECT_EQ(plan::radix_scratch_words(3, 100), 3u * (tuning::topk_radix::state_words + 100u));
+}
+
 TEST(TopKPlan, PartsShrinkToOneAndScratchHoldsEveryPass) {
   using tuning = tuning::topk_select;
   std::mt19937_64 rng(20261125);  // seed printed by the failures' traces below

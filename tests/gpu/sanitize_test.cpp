@@ -225,8 +225,9 @@ TEST(Sanitize, Batched) {
 }
 
 // topk: 4-byte keys with k <= 2048 take the select kernel (one part; fewer keys than K, so that
-// the padding takes part in the selection; 13 parts, then a pass over their candidates; in wide
-// blocks where a pass has fewer jobs than the device has SMs, 300 arrays for the narrow ones);
+// the padding takes part in the selection; in wide blocks where a pass has fewer jobs than the
+// device has SMs, 300 arrays for the narrow ones); arrays that need several select passes and fit
+// the L2 (1 x 100000, 3 x 50000) the radix selection, then the select kernel's last pass;
 // the rest the record words, the batched word sort (one tile, and past it) and the take kernel.
 template <class Key>
 void expect_small_topks() {
@@ -234,7 +235,8 @@ void expect_small_topks() {
                                    {2, 100, 100},
                                    {300, 1000, 33},
                                    {2, 20000, 2049},
-                                   {1, 100000, 100}}) {
+                                   {1, 100000, 100},
+                                   {3, 50000, 1000}}) {
     const std::uint64_t seed = test::case_seed(n, tools::distribution::uniform);
     const std::vector<Key> input =
         tools::generate<Key>(batch * n, tools::distribution::uniform, seed);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -146,21 +147,27 @@ TYPED_TEST(TopKGpu, DistributionsIndexTypesAndSingleOutputs) {
   }
 }
 
-// One long array: the select path cuts it into many parts and selects among their candidates over
-// several passes (4-byte keys), where a flush's radix selection meets spread, sorted and tied
-// words (few distinct keys: the ties go down to the positions' digits).
+// Long arrays: one of 3 * 2^20 + 5 keys fits the L2 bound of the radix selection (rounds over all
+// of it, then the select kernel's last pass); two of 2^21 + 3 exceed it, so the select path cuts
+// each into many parts and selects among their candidates over several passes (4-byte keys).
+// Spread, sorted, tied (few distinct keys: the ties go down to the positions' digits) and
+// all-equal words.
 TYPED_TEST(TopKGpu, LongArrayOverSeveralPasses) {
   using Key = TypeParam;
   const cuda_stream stream;
-  const std::size_t n = (std::size_t{3} << 20) + 5;
-  for (const distribution d : {distribution::uniform, distribution::sorted, distribution::few}) {
-    const std::uint64_t seed = test::case_seed(n, d);
-    const std::vector<Key> input = tools::generate<Key>(n, d, seed);
-    for (const std::size_t k :
-         {std::size_t{1}, std::size_t{100}, std::size_t{1000}, std::size_t{2048}}) {
-      for (const order direction : test::all_orders) {
-        EXPECT_TRUE((topk_matches<Key, std::uint32_t>(input, 1, n, k, direction, stream.get())))
-            << describe(tools::type_name<Key>(), 1, n, k, d, seed, direction);
+  for (const auto [batch, n] : {std::array<std::size_t, 2>{1, (std::size_t{3} << 20) + 5},
+                                std::array<std::size_t, 2>{2, (std::size_t{1} << 21) + 3}}) {
+    for (const distribution d :
+         {distribution::uniform, distribution::sorted, distribution::few, distribution::equal}) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(batch * n, d, seed);
+      for (const std::size_t k :
+           {std::size_t{1}, std::size_t{100}, std::size_t{1000}, std::size_t{2048}}) {
+        for (const order direction : test::all_orders) {
+          EXPECT_TRUE(
+              (topk_matches<Key, std::uint32_t>(input, batch, n, k, direction, stream.get())))
+              << describe(tools::type_name<Key>(), batch, n, k, d, seed, direction);
+        }
       }
     }
   }

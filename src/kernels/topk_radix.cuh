@@ -1,0 +1,186 @@
+// Top-k of arrays that fit the L2 (all keys of the call up to tuning::topk_radix::max_keys) whose
+// select plan needs several passes: one radix selection over each whole array finds its k best
+// record words (topk_select.cuh's words: class word above index, all distinct), then the select
+// kernel's last pass orders those k and writes them. Round r counts, in every block, the 8-bit
+// digit at bits 56 - 8r of the words whose digits above match the prefix chosen so far (a
+// histogram in shared memory, added to the array's in global memory); the last block of the round
+// to finish (a ticket counter) picks the next digit of the k-th smallest word with topk_select's
+// choose_digit and clears the histogram for the next round. Once every word on the prefix is
+// needed (`done`, two or three rounds on spread keys), later rounds return at once; a kernel
+// gathers the words at or below the prefix: exactly k, in no order, and a ranking kernel writes
+// each to its place (the count of smaller candidates). Why it is fast where the select passes are
+// not (one array, k = 2048: each part must see many keys before its threshold filters, and three
+// passes of one to 32 blocks run in turn, the last sorting 2048 words in one block): every round
+// reads the array from the L2 with all SMs, and the k results are placed by many blocks at once.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/launch.cuh"
+#include "kernels/topk_select.cuh"
+#include "kernels/tuning.hpp"
+#include "network/network.hpp"
+
+namespace bitonic::kernels::topk_radix {
+
+using network::index_t;
+using tuning = ::bitonic::tuning::topk_radix;
+using topk_select::key_kind;
+
+//! One array's selection between rounds, in global memory (zeroed before the first round).
+struct array_state {
+  topk_select::selection select;  //!< prefix, its mask, need (0: k, before the first round), done
+  unsigned blocks_done;           //!< the round's ticket counter
+  unsigned taken;                 //!< words gathered by the last kernel
+  unsigned histogram[topk_select::tuning::radix];
+};
+static_assert(sizeof(array_state) <= tuning::state_words * 8,
+              "tuning::topk_radix::state_words holds an array's state");
+
+//! The selection of `arrays` arrays of n keys, k words each into `candidates` (k a row).
+struct radix_pass {
+  const std::uint32_t* keys;
+  index_t arrays, n, blocks_per_array;
+  unsigned k;
+  key_kind kind;
+  bool descending;
+  array_state* states;
+  std::uint64_t* candidates;
+};
+
+//! The digits' bits and the rounds of 64-bit words.
+inline constexpr unsigned digit_bits = network::ceil_log2(topk_select::tuning::radix);
+inline constexpr unsigned rounds = 64 / digit_bits;
+
+//! Calls f(word, i) for each key of the block's slice of its array (coalesced, in no order).
+template <class F>
+__device__ void for_each_word(const radix_pass& p, index_t array, F f) {
+  const index_t block = blockIdx.x % p.blocks_per_array;
+  const index_t begin = block * tuning::keys_per_block;
+  const index_t end = begin + tuning::keys_per_block < p.n ? begin + tuning::keys_per_block : p.n;
+  const std::uint32_t* keys = p.keys + array * p.n;
+  for (index_t i = begin + threadIdx.x; i < end; i += tuning::block_threads)
+    f(topk_select::record_word(keys[i], i, p.kind, p.descending), i);
+}
+
+__global__ void __launch_bounds__(tuning::block_threads)
+    round_kernel(radix_pass p, unsigned shift) {
+  constexpr unsigned radix = topk_select::tuning::radix;
+  __shared__ unsigned histogram[radix];
+  __shared__ bool last;
+  const index_t array = blockIdx.x / p.blocks_per_array;
+  array_state& state = p.states[array];
+  if (state.select.done) return;  // set by an earlier launch: the same for every block
+  const std::uint64_t prefix = state.select.prefix, mask = state.select.prefix_mask;
+  for (unsigned d = threadIdx.x; d < radix; d += tuning::block_threads)
+    histogram[d] = 0;
+  __syncthreads();
+  for_each_word(p, array, [&](std::uint64_t word, index_t) {
+    if ((word & mask) == prefix) atomicAdd(&histogram[(word >> shift) & (radix - 1)], 1u);
+  });
+  __syncthreads();
+  for (unsigned d = threadIdx.x; d < radix; d += tuning::block_threads) {
+    if (histogram[d] != 0) atomicAdd(&state.histogram[d], histogram[d]);
+  }
+  __threadfence();  // the counts are in before the ticket
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&state.blocks_done, 1u) + 1 == p.blocks_per_array;
+  __syncthreads();
+  if (!last) return;
+  // The last block of the round: every count is in. Read them past the L1, choose, clear.
+  __threadfence();
+  for (unsigned d = threadIdx.x; d < radix; d += tuning::block_threads) {
+    histogram[d] = __ldcg(&state.histogram[d]);
+    state.histogram[d] = 0;
+  }
+  if (threadIdx.x == 0) {
+    if (state.select.need == 0) state.select.need = p.k;
+    state.blocks_done = 0;
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) topk_select::choose_digit(state.select, histogram, shift);
+}
+
+//! The words at or below the final prefix (exactly k of an array) into its candidates, in no
+//! order.
+__global__ void __launch_bounds__(tuning::block_threads) gather_kernel(radix_pass p) {
+  const index_t array = blockIdx.x / p.blocks_per_array;
+  array_state& state = p.states[array];
+  const std::uint64_t prefix = state.select.prefix, mask = state.select.prefix_mask;
+  std::uint64_t* out = p.candidates + array * p.k;
+  const unsigned lane = threadIdx.x % 32;
+  // Whole warps walk the slice together, so that a ballot reserves a warp's slots at once.
+  const index_t block = blockIdx.x % p.blocks_per_array;
+  const index_t begin = block * tuning::keys_per_block;
+  const std::uint32_t* keys = p.keys + array * p.n;
+  for (index_t base = begin; base < begin + tuning::keys_per_block && base < p.n;
+       base += tuning::block_threads) {
+    const index_t i = base + threadIdx.x;
+    const bool inside = i < p.n && i < begin + tuning::keys_per_block;
+    std::uint64_t word = 0;
+    if (inside) word = topk_select::record_word(keys[i], i, p.kind, p.descending);
+    const bool take = inside && (word & mask) <= prefix;
+    const unsigned ballot = __ballot_sync(0xffffffffu, take);
+    unsigned first = 0;
+    if (lane == 0 && ballot != 0) first = atomicAdd(&state.taken, unsigned(__popc(ballot)));
+    first = __shfl_sync(0xffffffffu, first, 0);
+    if (take) out[first + __popc(ballot & ((1u << lane) - 1))] = word;
+  }
+}
+
+//! Where the k results of each array go (either output may be null; one index width).
+struct outputs {
+  std::uint32_t* keys;
+  std::uint32_t* indices32;
+  std::uint64_t* indices64;
+};
+
+//! Each array's k candidates, in sorted order: a candidate's place is the number of candidates
+//! below it (the words are distinct, so the places are a permutation). k <= 2048 words fit shared
+//! memory and a thread counts against all of them, every thread reading the same word at a time
+//! (a broadcast); blocks of rank_threads candidates, so that many SMs share an array's k^2
+//! comparisons, with no barrier between the steps of a network.
+__global__ void __launch_bounds__(tuning::rank_threads) rank_kernel(radix_pass p, outputs out) {
+  __shared__ std::uint64_t words[std::size_t{1} << topk_select::tuning::max_k_log2];
+  const index_t blocks_per_array = (p.k + tuning::rank_threads - 1) / tuning::rank_threads;
+  const index_t array = blockIdx.x / blocks_per_array;
+  const std::uint64_t* candidates = p.candidates + array * p.k;
+  for (unsigned i = threadIdx.x; i < p.k; i += tuning::rank_threads)
+    words[i] = candidates[i];
+  __syncthreads();
+  const unsigned j = unsigned(blockIdx.x % blocks_per_array) * tuning::rank_threads + threadIdx.x;
+  if (j >= p.k) return;
+  const std::uint64_t mine = words[j];
+  unsigned place = 0;
+#pragma unroll 8
+  for (unsigned i = 0; i < p.k; ++i)
+    place += words[i] < mine ? 1u : 0u;
+  const std::uint32_t index = std::uint32_t(mine);
+  const index_t at = array * p.k + place;
+  if (out.keys != nullptr) out.keys[at] = p.keys[array * p.n + index];
+  if (out.indices32 != nullptr) out.indices32[at] = index;
+  if (out.indices64 != nullptr) out.indices64[at] = index;
+}
+
+//! Blocks of a pass: blocks_per_array slices of every array.
+inline unsigned pass_blocks(const radix_pass& p) {
+  return unsigned(p.arrays * p.blocks_per_array);
+}
+
+//! Enqueues the selection's rounds, its gather and the ranking into `out` on `stream` (states
+//! zeroed before; only loads the kernels under a load_only_scope).
+inline void launch(const radix_pass& p, const outputs& out, cudaStream_t stream) {
+  for (unsigned r = 0; r < rounds; ++r) {
+    launch_plain(round_kernel, pass_blocks(p), tuning::block_threads, stream,
+                 "topk radix round_kernel launch", p, 64 - digit_bits * (r + 1));
+  }
+  launch_plain(gather_kernel, pass_blocks(p), tuning::block_threads, stream,
+               "topk radix gather_kernel launch", p);
+  const index_t rank_blocks = p.arrays * ((p.k + tuning::rank_threads - 1) / tuning::rank_threads);
+  launch_plain(rank_kernel, unsigned(rank_blocks), tuning::rank_threads, stream,
+               "topk radix rank_kernel launch", p, out);
+}
+
+}  // namespace bitonic::kernels::topk_radix
