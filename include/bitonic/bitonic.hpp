@@ -315,9 +315,10 @@ void sort_segments_host(Key* h_keys, const Offset* h_offsets, std::size_t num_se
 //! (K = k rounded up to a power of two) in shared memory, choosing them among the keys that beat
 //! the K-th best so far by a radix selection; the parts' candidates are selected again the same
 //! way until one part an array is left, whose K words the network sorts. Where that takes several
-//! passes and the call's keys fit the L2 (at most 2^22), one radix selection over each whole array
-//! finds its k best words instead (up to eight counting rounds over all of it, in the L2), and
-//! each is written to its place among them (the count of smaller ones). Other keys, and larger
+//! passes, the call's keys fit the L2 (at most 2^22) and the device holds all the blocks at once,
+//! one radix selection over each whole array finds its k best words instead (up to eight counting
+//! rounds over all of it in one cooperative launch), and each is written to its place among them
+//! (the count of smaller ones). Other keys, and larger
 //! k, take the first k of a stable batched argsort (argsort_batched's record words), up to 2^28
 //! keys (whole arrays) at a time. Memory: topk_workspace_bytes<Key, Index>(batch, n, k, opt)
 //! bytes (the selection's candidates, none when one part an array suffices; the radix

@@ -71,25 +71,22 @@ plan::select_plan current_select_plan(std::size_t batch, std::size_t n, std::siz
   return plan::make_select_plan(batch, n, k, runtime::multiprocessor_count());
 }
 
-//! Scratch bytes of a select plan: its candidate buffers (or the radix selection's states and
-//! candidates), aligned.
-std::size_t select_scratch_bytes(const plan::select_plan& plan, std::size_t batch, std::size_t n,
-                                 std::size_t k) {
-  const std::size_t words = plan::selects_by_radix(plan, batch, n)
-                                ? plan::radix_scratch_words(batch, k)
-                                : plan.scratch_words(batch);
+//! Scratch bytes of a select plan: its candidate buffers (or, by_radix, the radix selection's
+//! states and candidates), aligned.
+std::size_t select_scratch_bytes(const plan::select_plan& plan, std::size_t batch, std::size_t k,
+                                 bool by_radix) {
+  const std::size_t words =
+      by_radix ? plan::radix_scratch_words(batch, k) : plan.scratch_words(batch);
   return words == 0 ? 0 : align_up(words * sizeof(std::uint64_t)) + workspace_alignment;
 }
 
-//! topk by the radix selection (kernels/topk_radix.cuh): the arrays' states and candidates in the
-//! scratch, the results ranked into the outputs.
-template <class Key, class Index>
-void radix_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Key* d_out_keys,
-                Index* d_out_indices, std::byte* scratch, const options& opt) {
-  namespace radix = kernels::topk_radix;
-  auto* const states = reinterpret_cast<radix::array_state*>(scratch);
-  const std::size_t state_bytes = batch * tuning::topk_radix::state_words * sizeof(std::uint64_t);
-  BITONIC_CUDA_CHECK(cudaMemsetAsync(states, 0, state_bytes, opt.stream));
+namespace radix = kernels::topk_radix;
+
+//! The radix selection of `batch` arrays of n keys (kernels/topk_radix.cuh), its states and
+//! candidates in `scratch` (null while only asking whether it fits).
+template <class Key>
+radix::radix_pass radix_selection(const Key* d_keys, std::size_t batch, std::size_t n,
+                                  std::size_t k, std::byte* scratch, const options& opt) {
   radix::radix_pass p{};
   p.keys = reinterpret_cast<const std::uint32_t*>(d_keys);
   p.arrays = batch;
@@ -99,8 +96,29 @@ void radix_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t
   p.k = unsigned(k);
   p.kind = select::key_kind_of<Key>();
   p.descending = opt.direction == order::descending;
-  p.states = states;
-  p.candidates = reinterpret_cast<std::uint64_t*>(scratch + state_bytes);
+  p.states = reinterpret_cast<radix::array_state*>(scratch);
+  if (scratch != nullptr) {
+    p.candidates = reinterpret_cast<std::uint64_t*>(
+        scratch + batch * tuning::topk_radix::state_words * sizeof(std::uint64_t));
+  }
+  return p;
+}
+
+//! Whether topk of these arrays takes the radix selection: the plan's rule, and all its blocks
+//! resident at once on the current device.
+bool by_radix(const plan::select_plan& plan, std::size_t batch, std::size_t n, std::size_t k) {
+  return plan::selects_by_radix(plan, batch, n) &&
+         radix::fits(radix_selection<std::uint32_t>(nullptr, batch, n, k, nullptr, {}));
+}
+
+//! topk by the radix selection: the arrays' states (zeroed here) and candidates in the scratch,
+//! the results ranked into the outputs.
+template <class Key, class Index>
+void radix_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Key* d_out_keys,
+                Index* d_out_indices, std::byte* scratch, const options& opt) {
+  const radix::radix_pass p = radix_selection(d_keys, batch, n, k, scratch, opt);
+  BITONIC_CUDA_CHECK(cudaMemsetAsync(
+      p.states, 0, batch * tuning::topk_radix::state_words * sizeof(std::uint64_t), opt.stream));
   radix::outputs out{reinterpret_cast<std::uint32_t*>(d_out_keys), nullptr, nullptr};
   if constexpr (sizeof(Index) == 4) {
     out.indices32 = reinterpret_cast<std::uint32_t*>(d_out_indices);
@@ -122,14 +140,14 @@ void select_topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_
     kernels::topk_radix::launch({}, {}, opt.stream);
   }
   const plan::select_plan passes = current_select_plan(batch, n, k);
-  const bool by_radix = plan::selects_by_radix(passes, batch, n);
+  const bool radix_path = by_radix(passes, batch, n, k);
   const unsigned sm_count = runtime::multiprocessor_count();
   runtime::stream_buffer<std::byte> owned;
-  const std::size_t bytes = select_scratch_bytes(passes, batch, n, k);
+  const std::size_t bytes = select_scratch_bytes(passes, batch, k, radix_path);
   std::byte* scratch = bytes == 0 ? nullptr
                                   : workspace_or_pool(opt, bytes, apart, owned, caller,
                                                       "bitonic::topk_workspace_bytes");
-  if (by_radix) return radix_topk(d_keys, batch, n, k, d_out_keys, d_out_indices, scratch, opt);
+  if (radix_path) return radix_topk(d_keys, batch, n, k, d_out_keys, d_out_indices, scratch, opt);
   std::uint64_t* buffers[2] = {
       reinterpret_cast<std::uint64_t*>(scratch),
       reinterpret_cast<std::uint64_t*>(scratch) + passes.candidates(batch, 0)};
@@ -234,7 +252,8 @@ std::size_t topk_workspace_bytes(std::size_t batch, std::size_t n, std::size_t k
   if (!api::topk_sorts(batch, n, k)) return 0;
   if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
   if (api::selects<Key>(k)) {
-    return api::select_scratch_bytes(api::current_select_plan(batch, n, k), batch, n, k);
+    const plan::select_plan passes = api::current_select_plan(batch, n, k);
+    return api::select_scratch_bytes(passes, batch, k, api::by_radix(passes, batch, n, k));
   }
   return api::argsort_words_bytes<Key>(api::group_arrays(batch, n) * n, n, opt);
 }

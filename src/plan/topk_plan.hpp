@@ -31,7 +31,8 @@ select_plan make_select_plan(std::size_t batch, std::size_t n, std::size_t k, un
 
 //! Whether top-k of `batch` arrays of n keys, whose select plan is p, selects by one radix
 //! selection over each whole array instead (kernels/topk_radix.cuh): p has more than one pass and
-//! the call's keys fit tuning::topk_radix::max_keys, so that they stay in the L2 between rounds.
+//! the call's keys fit tuning::topk_radix::max_keys, so that they stay in the L2 between rounds
+//! (the api also asks that the device hold all its blocks at once: topk_radix::fits).
 bool selects_by_radix(const select_plan& p, std::size_t batch, std::size_t n);
 
 //! Words of scratch of the radix selection: an array's state and its k candidates.
