@@ -120,7 +120,7 @@ void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t s
 
 //! Sorts each of `count` rows of `length` keys (2 <= length <= a tile) of W's size at `keys`,
 //! their bits mapped by `map`, in `direction`, on `stream` (only loads the kernel under a
-//! load_only_scope); short rows (tuning::short_rows) one a thread (sort_short_rows.cuh).
+//! load_only_scope); short rows (tuning::short_rows) in registers (sort_short_rows.cuh).
 template <class W>
 void launch(W* keys, index_t count, index_t length, word_map map, order direction,
             cudaStream_t stream) {
