@@ -74,5 +74,31 @@ TEST(Errors, WorkspaceQueriesAndOptions) {
   EXPECT_EQ(keys, unsorted_keys);
 }
 
+// The argsorts that also write the sorted keys check their arguments on any machine: bad options
+// first, then the arrays (host memory here: no device in CI, host pointers on a GPU machine);
+// nothing is written.
+TEST(Errors, ArgsortWithSortedKeysChecksItsArguments) {
+  const std::vector<std::int32_t> keys = unsorted_keys;
+  std::vector<std::int32_t> sorted(keys.size(), 7);
+  std::vector<std::uint64_t> indices(keys.size(), 9);
+  const options bad_order{.direction = static_cast<order>(7)};
+  EXPECT_TRUE(throws_error(
+      [&] { argsort(keys.data(), sorted.data(), indices.data(), keys.size(), bad_order); },
+      {"bitonic::argsort", "options.direction"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        argsort_batched(keys.data(), sorted.data(), indices.data(), 1, keys.size(), bad_order);
+      },
+      {"bitonic::argsort_batched", "options.direction"}));
+  const char* const device_problem = gpu_available() ? "host pointer" : "no CUDA device";
+  EXPECT_TRUE(throws_error(
+      [&] { argsort(keys.data(), sorted.data(), indices.data(), keys.size()); }, device_problem));
+  EXPECT_TRUE(throws_error(
+      [&] { argsort_batched(keys.data(), sorted.data(), indices.data(), 1, keys.size()); },
+      device_problem));
+  EXPECT_EQ(sorted, std::vector<std::int32_t>(keys.size(), 7));
+  EXPECT_EQ(indices, std::vector<std::uint64_t>(keys.size(), 9));
+}
+
 }  // namespace
 }  // namespace bitonic
