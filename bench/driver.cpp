@@ -159,7 +159,8 @@ class type_run {
       row.internal_ms = m.internal_ms;
       row.total_ms = m.total_ms;
       outputs[i] = std::move(m.output);
-      std::fprintf(stderr, "internal %.4f ms, total %.4f ms\n", m.internal_ms, m.total_ms);
+      std::fprintf(stderr, "internal %.4f ms, total %.4f ms (best %.4f)\n", m.internal_ms,
+                   m.total_ms, m.best_total_ms);
     } catch (const std::exception& e) {
       row.error = e.what();
       std::fprintf(stderr, "\n*** ERROR: %.*s %s failed: %s\n\n", int(where.size()), where.data(),

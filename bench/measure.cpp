@@ -1,5 +1,7 @@
 #include "bench/measure.hpp"
 
+#include <algorithm>
+
 namespace bitonic::bench {
 
 template <class Key>
@@ -43,6 +45,7 @@ measurement<Key> gpu_workspace<Key>::measure(gpu_sorter<Key>& sorter, const std:
     samples.push_back(clock.elapsed_ms());
   }
   m.total_ms = median(samples);
+  m.best_total_ms = samples.empty() ? 0 : *std::min_element(samples.begin(), samples.end());
   return m;
 }
 
@@ -58,6 +61,7 @@ measurement<Key> measure_cpu(const std::function<void(Key*, std::size_t)>& sort,
     samples.push_back(clock.elapsed_ms());
   }
   m.internal_ms = m.total_ms = median(samples);
+  m.best_total_ms = samples.empty() ? 0 : *std::min_element(samples.begin(), samples.end());
   return m;
 }
 

@@ -18,7 +18,8 @@ template <class Key>
 struct measurement {
   double internal_ms = 0;
   double total_ms = 0;
-  std::vector<Key> output;  //!< the sorted keys of the last run, on the host
+  double best_total_ms = 0;  //!< the fastest of the total runs (the host sort's "best of")
+  std::vector<Key> output;   //!< the sorted keys of the last run, on the host
 };
 
 //! The stream, timer and device buffers every GPU measurement of a run shares. The buffers grow

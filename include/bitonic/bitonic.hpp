@@ -140,13 +140,11 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //!
 //! How: arrays of up to one tile (2^14 four-byte or 2^13 eight-byte keys) are sorted in one launch,
 //! each read and written once: a tile of registers holds several arrays, each padded to a power of
-//! two, and runs only the stages of one array. Longer arrays whose size is a power of two get the
-//! optimized passes of one array run over all of them at once; other sizes are copied into
-//! power-of-two rows of a scratch buffer first and back after. Memory: none, except for arrays
-//! longer than a tile whose size is not a power of two, which need
-//! batched_workspace_bytes<Key>(num_arrays, array_size, opt) bytes (the padded rows) from
-//! opt.workspace or else the library's pool, as for `sort`. Past one L2 block of keys (as for
-//! `sort`), the passes of arrays longer than a tile run block by block, half of the blocks on a
+//! two, and runs only the stages of one array. Longer arrays get the optimized passes of one
+//! array run over all of them at once, in place; an array whose size is not a power of two runs
+//! them as if padded to one, the missing keys skipped (nothing is padded in memory). Memory:
+//! none (except with opt.stable for float and double keys, below). Past one L2 block of keys (as
+//! for `sort`), the passes of arrays longer than a tile run block by block, half of the blocks on a
 //! side stream forked from and joined back to opt.stream by events (as `sort`'s in-place plan).
 //!
 //! Preconditions: d_keys holds num_arrays * array_size keys in device or managed memory of the
@@ -157,15 +155,15 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //! Complexity: per array O(m log^2 m) comparisons for m = array_size rounded up to a power of two;
 //! one pass over memory up to a tile, about two passes a doubling past it.
 //! Throws bitonic::error (keys untouched) as `sort` does, when num_arrays * array_size overflows
-//! or exceeds 2^63 keys (padded), or for another algorithm.
+//! or when num_arrays * 2^ceil(log2 array_size) exceeds the largest size, or for another
+//! algorithm.
 template <class Key>
 void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size,
                   const options& opt = {});
 
 //! Bytes of workspace that `sort_batched<Key>(d_keys, num_arrays, array_size, opt)` needs (see
-//! workspace_bytes): num_arrays * 2^ceil(log2 array_size) keys plus alignment slack for arrays
-//! longer than a tile whose size is not a power of two, else 0 (with opt.stable for float and
-//! double keys: argsort_batched's scratch and a copy of the keys). Throws bitonic::error as
+//! workspace_bytes): 0, except with opt.stable for float and double keys (argsort_batched's
+//! scratch and a copy of the keys). Throws bitonic::error as
 //! sort_batched does for bad arguments, and without a CUDA device.
 template <class Key>
 std::size_t batched_workspace_bytes(std::size_t num_arrays, std::size_t array_size,

@@ -187,22 +187,8 @@ void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size, c
   if constexpr (std::is_floating_point_v<Key>) {
     if (opt.stable) return api::stable_sort_keys(d_keys, n, opt, array_size);
   }
-  runtime::stream_buffer<std::byte> owned;
-  Key* scratch = nullptr;
-  if (p.needs_scratch()) {
-    if (api::has_workspace(opt)) {
-      scratch = reinterpret_cast<Key*>(api::caller_workspace(
-          opt, api::workspace_bytes<Key>(p), {{d_keys, n * sizeof(Key), "the keys"}},
-          caller.c_str(), "bitonic::batched_workspace_bytes"));
-    } else if (api::allocate_scratch(owned, p.scratch_keys * sizeof(Key), opt.stream,
-                                     "bitonic::sort_batched: scratch cudaMallocFromPoolAsync")) {
-      scratch = reinterpret_cast<Key*>(owned.get());
-    } else {
-      throw error(caller + ": out of device memory for the padded arrays' scratch of " +
-                  std::to_string(p.scratch_keys) + " keys");
-    }
-  }
-  api::run(p, d_keys, scratch, opt);
+  if (p.needs_scratch()) throw error(caller + ": internal error: a batched plan with scratch");
+  api::run(p, d_keys, static_cast<Key*>(nullptr), opt);  // rows sort in place
 }
 
 template <class Key>

@@ -100,8 +100,6 @@ void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* da
     case plan::pass_kind::merge_runs:
       break;
     case plan::pass_kind::sort_rows:
-    case plan::pass_kind::pad_rows:
-    case plan::pass_kind::unpad_rows:
       throw error("bitonic: internal error: batched plans run on the GPU only");
   }
   throw error("bitonic: internal error: run_network_pass of a merge pass");

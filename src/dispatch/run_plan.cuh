@@ -54,6 +54,14 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
   // them as W; each pass kind has kernels for the directions its plans use, and no others.
   using W = typename ordered_word<Key>::type;
   const auto words = [](Key* k) { return reinterpret_cast<W*>(k); };
+  // Where the count positions are in memory (kernels::key_rows): the keys, or a batched plan's
+  // rows of 2^row_log2 positions, whose passes are these three kinds only.
+  const kernels::key_rows rows =
+      p.row_log2 == 0 ? kernels::key_rows{count} : kernels::key_rows{p.rows.length, p.row_log2};
+  if (p.row_log2 != 0 && ps.kind != plan::pass_kind::sort_tiles &&
+      ps.kind != plan::pass_kind::tile_tail && ps.kind != plan::pass_kind::gather_steps) {
+    throw error("bitonic: internal error: a pass with no kernel for rows of missing keys");
+  }
   switch (ps.kind) {
     case plan::pass_kind::global_step:
       kernels::launch_global_step(at, count, ps.first, less, stream);
@@ -66,15 +74,15 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       break;
     case plan::pass_kind::sort_tiles:
       if (ps.writes_words) {
-        kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, ps.first, ps.last,
-                                                  less, stream);
+        kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, rows, ps.first,
+                                                  ps.last, less, stream);
       } else {
-        kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, ps.first, ps.last, less,
-                                                  stream);
+        kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, rows, ps.first, ps.last,
+                                                  less, stream);
       }
       break;
     case plan::pass_kind::tile_tail:
-      kernels::optimized_tail::launch(at, count, ps.first, ps.last, less, stream);
+      kernels::optimized_tail::launch(at, count, rows, ps.first, ps.last, less, stream);
       break;
     case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
       kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
@@ -95,7 +103,7 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       break;
     }
     case plan::pass_kind::gather_steps:
-      kernels::optimized_gather::launch(at, count, ps.first, ps.last, less, stream);
+      kernels::optimized_gather::launch(at, count, rows, ps.first, ps.last, less, stream);
       break;
     case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
       kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
@@ -105,26 +113,11 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
                                kernels::rows::word_map_of<Key>(),
                                Less::reverses ? order::descending : order::ascending, stream);
       break;
-    case plan::pass_kind::pad_rows: {
-      // The key with the greatest word under `less`: pads sort behind every key of a row, and
-      // only keys of the same bits tie with them.
-      using U = std::make_unsigned_t<W>;
-      const Key pad = from_unsigned_word<Key>(Less::reverses ? U(0) : U(~U(0)));
-      U pad_bits;
-      std::memcpy(&pad_bits, &pad, sizeof pad_bits);
-      kernels::rows::copy_rows(at, p.rows.length, to, index_t{1} << ps.span_log2, p.rows.count,
-                               sizeof(Key), pad_bits, stream);
-      break;
-    }
-    case plan::pass_kind::unpad_rows:
-      kernels::rows::copy_rows(at, index_t{1} << ps.span_log2, to, p.rows.length, p.rows.count,
-                               sizeof(Key), 0, stream);
-      break;
   }
 }
 
-//! Runs every pass of `p` on keys[0, p.n). `scratch` must hold p.scratch_keys keys. With a
-//! `source` (apart from keys and scratch), the keys are read from source[0, p.n) instead and
+//! Runs every pass of `p` on keys[0, p.stored_keys()). `scratch` must hold p.scratch_keys keys.
+//! With a `source` (apart from keys and scratch), the keys are read from the source instead and
 //! source is not written: by the first pass where first_pass_reads_source, else by a copy first.
 //! Blocked passes run in their lanes (plan::pass_span), each lane on its own stream.
 //! Under a kernels::load_only_scope it only loads the kernels the passes launch: no stream or
@@ -135,8 +128,8 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
   const bool load_only = kernels::load_only_scope::active();
   const bool first_reads_source = source != nullptr && first_pass_reads_source(p);
   if (source != nullptr && !first_reads_source && !load_only) {
-    BITONIC_CUDA_CHECK(
-        cudaMemcpyAsync(keys, source, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, caller));
+    BITONIC_CUDA_CHECK(cudaMemcpyAsync(keys, source, p.stored_keys() * sizeof(Key),
+                                       cudaMemcpyDeviceToDevice, caller));
   }
   bool first_pass = true;
   runtime::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
@@ -156,18 +149,16 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
     }
     const cudaStream_t stream = lanes.get(load_only ? 0 : span.lane);
     const plan::pass_buffers<Key> buffers(ps, span, keys, scratch);
-    Key* const at = buffers.from + span.offset;
+    const std::size_t stored_offset = p.stored_index(span.offset);
+    Key* const at = buffers.from + stored_offset;
     // Where a pass over tiles reads: the source for the first pass (over all keys) where it can.
-    const Key* const tiles_in = first_pass && first_reads_source ? source + span.offset : at;
+    const Key* const tiles_in = first_pass && first_reads_source ? source + stored_offset : at;
     first_pass = false;
-    Key* const to = buffers.to + span.offset;
+    Key* const to = buffers.to + stored_offset;
     const std::size_t count = span.count;
     ends_in_scratch = buffers.ends_in_scratch;
-    const bool copies_rows =
-        ps.kind == plan::pass_kind::pad_rows || ps.kind == plan::pass_kind::unpad_rows;
     if (ps.to_other && ps.kind != plan::pass_kind::merge_runs &&
-        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::sort_tiles &&
-        !copies_rows) {
+        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::sort_tiles) {
       throw error("bitonic: internal error: a pass that cannot write to the other buffer");
     }
     const bool merge = ps.kind == plan::pass_kind::merge_stage;
@@ -192,8 +183,8 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
   });
   lanes.join();
   if (ends_in_scratch && !load_only) {
-    BITONIC_CUDA_CHECK(
-        cudaMemcpyAsync(keys, scratch, p.n * sizeof(Key), cudaMemcpyDeviceToDevice, caller));
+    BITONIC_CUDA_CHECK(cudaMemcpyAsync(keys, scratch, p.stored_keys() * sizeof(Key),
+                                       cudaMemcpyDeviceToDevice, caller));
   }
 }
 

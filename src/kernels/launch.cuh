@@ -23,20 +23,51 @@ inline unsigned grid_blocks(network::index_t items, network::index_t per_block) 
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks < max_blocks ? blocks : max_blocks));
 }
 
-//! In a kernel: calls run(tile_base, tile_n, full) for every tile of TileKeys consecutive keys of
-//! keys[0, n) this block owns (grid-stride), where `full` is std::true_type for whole tiles and
-//! std::false_type for the last, partial one, so each gets its own instantiation.
+//! Where a pass's positions are in memory. A single array is one row: position i is key i, and
+//! the positions from n up are the network's missing keys. A batched plan whose rows are longer
+//! than a tile but not a power of two long (plan::plan::row_log2) runs its passes on rows of
+//! 2^log2 positions, of which the first `length` are the row's keys, stored back to back (row
+//! r's from r * length): the rows' other positions are missing keys, so no row is padded in
+//! memory. A pass never reaches across rows, so each tile or group of a kernel lies in one row.
+struct key_rows {
+  network::index_t length = 0;  //!< keys a row holds
+  unsigned log2 = 63;           //!< positions a row spans (63: the whole array is one row)
+
+  //! For the row that holds `position`: the end of its keys' positions, and where memory holds
+  //! position p of the row (at p + shift, modulo 2^64: the shift is negative past row 0).
+  struct span {
+    network::index_t end, shift;
+  };
+  __host__ __device__ span row_of(network::index_t position) const {
+    const network::index_t row = position >> log2;
+    return {(row << log2) + length, row * length - (row << log2)};
+  }
+};
+
+//! In a kernel: calls run(tile_base, tile_n, full) for every tile of TileKeys consecutive
+//! positions of `rows` in [0, n) that this block owns (grid-stride) and that holds a key:
+//! tile_base is where the tile's keys start in memory, tile_n how many keys it holds, `full` is
+//! std::true_type for whole tiles and std::false_type for the partial one that ends a row (or the
+//! array), so each gets its own instantiation. Tiles of missing keys are skipped.
 template <unsigned TileKeys, class Run>
-__device__ void for_each_tile(network::index_t n, Run run) {
+__device__ void for_each_tile(network::index_t n, key_rows rows, Run run) {
   const network::index_t tiles = (n + TileKeys - 1) / TileKeys;
   for (network::index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const network::index_t base = t * TileKeys;
-    if (base + TileKeys <= n) {
-      run(base, TileKeys, std::true_type{});
+    const network::index_t position = t * TileKeys;
+    const key_rows::span row = rows.row_of(position);
+    if (position >= row.end) continue;
+    if (position + TileKeys <= row.end) {
+      run(position + row.shift, TileKeys, std::true_type{});
     } else {
-      run(base, unsigned(n - base), std::false_type{});
+      run(position + row.shift, unsigned(row.end - position), std::false_type{});
     }
   }
+}
+
+//! for_each_tile of keys[0, n): one row.
+template <unsigned TileKeys, class Run>
+__device__ void for_each_tile(network::index_t n, Run run) {
+  for_each_tile<TileKeys>(n, key_rows{n}, run);
 }
 
 //! Calls set() once per device for each type Set (a lambda: one per call site and per

@@ -18,6 +18,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <utility>
 
 #include "bitonic/bitonic.hpp"
@@ -168,13 +169,16 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
 #pragma unroll
     for (unsigned m = 0; m < S::K; ++m)
       r[m] = word::encode(keys[S::first_index(f, m)]);
-  } else {
-    by_quarters(shape, &S::first, first_index, [&](unsigned m, index_t i) {
+  } else {  // the same, each load predicated: in rows with missing keys most groups are partial
+    const auto f = shape.first();
+#pragma unroll
+    for (unsigned m = 0; m < S::K; ++m) {
+      const index_t i = S::first_index(f, m);
       if (i < n) {
         r[m] = word::encode(keys[i]);
         valid |= typename S::mask{1} << m;
       }
-    });
+    }
   }
   // Row bit b of the pass is register bit b - x + 1 in the first round (bit 0 is mu).
   if constexpr (Flip) {
@@ -211,7 +215,7 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
 template <class Key, unsigned Rows, bool Flip, class Less>
 __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::template gather<Rows>::threads,
                                   tuning::optimized<sizeof(Key)>::template gather<Rows>::min_blocks)
-    gather_kernel(Key* keys, index_t n, unsigned low_step, unsigned groups_log2, index_t groups,
+    gather_kernel(Key* keys, key_rows rows, unsigned low_step, unsigned groups_log2, index_t groups,
                   Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   auto* smem = reinterpret_cast<typename ordered_word<Key>::type*>(smem_bytes);
@@ -219,17 +223,23 @@ __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::template gathe
   for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
     // opaque: nothing of a group's address arithmetic is hoisted out of the loop and kept.
     const gather_shape<Key, Rows, Flip> shape{low_step, groups_log2, g, opaque(threadIdx.x)};
-    const index_t row_block_end = ((g >> groups_log2) + 1) << (low_step + Rows);
-    if (row_block_end <= n) {
-      run_group<true>(keys, smem, n, shape, less);
+    const index_t row_block = (g >> groups_log2) << (low_step + Rows);
+    // The group runs on its row as on an array of row.end keys at keys + row.shift.
+    const key_rows::span row = rows.row_of(row_block);
+    if (row_block >= row.end) continue;
+    Key* const row_keys =  // by integers: the shifted pointer may lie before the keys
+        reinterpret_cast<Key*>(reinterpret_cast<std::uintptr_t>(keys) + row.shift * sizeof(Key));
+    if (row_block + (index_t{1} << (low_step + Rows)) <= row.end) {
+      run_group<true>(row_keys, smem, row.end, shape, less);
     } else {
-      run_group<false>(keys, smem, n, shape, less);
+      run_group<false>(row_keys, smem, row.end, shape, less);
     }
   }
 }
 
 template <class Key, unsigned Rows, bool Flip, class Less>
-void launch_shape(Key* keys, index_t n, unsigned low_step, Less less, cudaStream_t stream) {
+void launch_shape(Key* keys, index_t n, key_rows rows, unsigned low_step, Less less,
+                  cudaStream_t stream) {
   using T = tuning::optimized<sizeof(Key)>;
   const unsigned row_block_log2 = low_step + Rows;
   const unsigned groups_log2 = row_block_log2 - T::tile_log2;
@@ -239,8 +249,8 @@ void launch_shape(Key* keys, index_t n, unsigned low_step, Less less, cudaStream
   allow_dynamic_shared_memory<kernel>(
       T::gather_smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
   launch_chained(kernel, grid_blocks(groups, 1), T::template gather<Rows>::threads,
-                 T::gather_smem_bytes, stream, "optimized gather_kernel launch", keys, n, low_step,
-                 groups_log2, groups, less);
+                 T::gather_smem_bytes, stream, "optimized gather_kernel launch", keys, rows,
+                 low_step, groups_log2, groups, less);
 }
 
 //! Whether the kernel runs steps first..last: one stage's, at most gather_steps_max, distances
@@ -255,24 +265,31 @@ bool runs(network::step first, network::step last) {
          last.distance_log2 + rows >= T::tile_log2;
 }
 
-//! Runs steps first..last (see `runs`) in one pass.
+//! Runs steps first..last (see `runs`) in one pass on the n positions of `rows` (launch.cuh).
 template <class Key, class Less>
-void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
+void launch(Key* keys, index_t n, key_rows rows, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   using T = tuning::optimized<sizeof(Key)>;
-  const unsigned rows = first.distance_log2 - last.distance_log2 + 1;
+  const unsigned steps = first.distance_log2 - last.distance_log2 + 1;
   if (!runs<Key>(first, last)) {
     throw error("bitonic: internal error: gather pass outside the kernel's shape");
   }
   const auto pick = [&]<unsigned... R>(std::integer_sequence<unsigned, R...>) {
-    ((rows == R + 1
+    ((steps == R + 1
           ? (first.is_flip()
-                 ? launch_shape<Key, R + 1, true>(keys, n, last.distance_log2, less, stream)
-                 : launch_shape<Key, R + 1, false>(keys, n, last.distance_log2, less, stream))
+                 ? launch_shape<Key, R + 1, true>(keys, n, rows, last.distance_log2, less, stream)
+                 : launch_shape<Key, R + 1, false>(keys, n, rows, last.distance_log2, less, stream))
           : void()),
      ...);
   };
   pick(std::make_integer_sequence<unsigned, T::gather_steps_max>{});
+}
+
+//! launch on keys[0, n): one row.
+template <class Key, class Less>
+void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
+            cudaStream_t stream) {
+  launch(keys, n, key_rows{n}, first, last, less, stream);
 }
 
 }  // namespace bitonic::kernels::optimized_gather

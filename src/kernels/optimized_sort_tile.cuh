@@ -9,10 +9,11 @@
 // stage is descending (~w reverses the order of words), so every comparator is ascending, and a
 // change of stage is one XOR per key. For 8-byte keys the stages run as a loop, each layout's
 // steps compiled once: unrolled, they overflowed the instruction cache (PERFORMANCE.md log 32).
-// A partial tile is padded with the greatest word. It may read keys from one buffer and write
-// them, or their words for the merges that follow, to another (plans that merge out of place
-// start so when their merges are odd in number, so that the last one lands in the caller's keys).
-// In plans for few tiles (plan::device_shape) the first pass runs as two parts:
+// A partial tile is padded with the greatest word and runs only the stages of the smallest power
+// of two that holds its keys (warps of pads only sit out the warp-local ones). It may read keys
+// from one buffer and write them, or their words for the merges that follow, to another (plans that
+// merge out of place start so when their merges are odd in number, so that the last one lands in
+// the caller's keys). In plans for few tiles (plan::device_shape) the first pass runs as two parts:
 // stages 1..10 on every warp's 2^10 keys, in blocks of two warps spread over the SMs, each
 // 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles (smaller ones when n is),
 // loading every odd 2^10 block back to front, which gives the classic form's state after stage 10.
@@ -139,23 +140,35 @@ template <class Key, unsigned TileLog2>
 using rest = part<Key, TileLog2, tune<Key>::warp_stages + 1, TileLog2,
                   tuning::register_tile_min_blocks(sizeof(Key), TileLog2)>;
 
+//! The stages that sort a partial tile of tile_n keys (>= 1): those of the smallest power of two
+//! that holds them, at most `last`.
+__device__ inline unsigned partial_tile_stages(unsigned tile_n, unsigned last) {
+  const unsigned stages = tile_n <= 2 ? 1u : 32u - unsigned(__clz(tile_n - 1));
+  return stages < last ? stages : last;
+}
+
 template <class Key, class In, class Out, class Part, class Less>
 __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
-    sort_tiles_kernel(const In* in, Out* keys, index_t n, Less less) {
+    sort_tiles_kernel(const In* in, Out* keys, index_t n, key_rows rows, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using lay = layout;
   typename Part::tile_type tile;
   tile.smem = reinterpret_cast<typename Part::tile_type::W*>(smem_bytes);
   wait_for_previous_pass();
-  for_each_tile<Part::tile_type::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
+  for_each_tile<Part::tile_type::keys>(n, rows, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
     if constexpr (Part::first == 1) {
+      // A partial tile's keys fit its first 2^stop positions, which stages 1..stop sort (the
+      // rest hold pads); through stage 10 each warp sorts its own keys, so warps of pads only
+      // (in rows with missing keys, most of a row's last tile) have nothing to do.
+      const unsigned stop = Full ? Part::last : partial_tile_stages(tile_n, Part::last);
+      if (!Full && stop <= 10 && (threadIdx.x / 32) * 1024 >= tile_n) return;
       tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
 #pragma unroll
       for (unsigned m = 0; m < tile.K; ++m)
-        tile.r[m] ^= stage_code<1, lay::registers_mid>(tile, m, Part::last);
+        tile.r[m] ^= stage_code<1, lay::registers_mid>(tile, m, stop);
       tile.template exchange<lay::registers_mid, lay::registers_low>();
-      stages<1, Part::last>(tile, less);
+      stages<1, Part::last>(tile, less, stop);
     } else {
       constexpr unsigned sorted_log2 = Part::first - 1;
       tile.template load_high_mirrored<sorted_log2, Full>(in + base, tile_n, less);
@@ -207,20 +220,27 @@ bool runs(network::step first, network::step last, index_t n) {
   return with_part<Key>(first, last, n, [](auto) {});
 }
 
-//! Runs the pass first..last (see `runs`) on in[0, n) under `less`: every tile (the last one may
-//! be partial) gets the pass's stages and goes to the same place in `keys`, which may be `in`.
-//! In and Out are Key or its word (register_tile::load and store): a plan may store words for
-//! the passes after this one.
+//! Runs the pass first..last (see `runs`) on the n positions of `rows` (launch.cuh) in `in`
+//! under `less`: every tile (the last of a row may be partial) gets the pass's stages and goes to
+//! the same place in `keys`, which may be `in`. In and Out are Key or its word
+//! (register_tile::load and store): a plan may store words for the passes after this one.
 template <class Key, class In, class Out, class Less>
-void launch(const In* in, Out* keys, index_t n, network::step first, network::step last, Less less,
-            cudaStream_t stream) {
+void launch(const In* in, Out* keys, index_t n, key_rows rows, network::step first,
+            network::step last, Less less, cudaStream_t stream) {
   const bool known = with_part<Key>(first, last, n, [&](auto part) {
     using Part = decltype(part);
     launch_on_tiles<typename Part::tile_type, sort_tiles_kernel<Key, In, Out, Part, Less>>(
         n, stream, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)",
-        "optimized sort_tiles_kernel launch", in, keys, n, less);
+        "optimized sort_tiles_kernel launch", in, keys, n, rows, less);
   });
   if (!known) throw error("bitonic: internal error: not a first pass nor a part of one");
+}
+
+//! launch on in[0, n): one row.
+template <class Key, class In, class Out, class Less>
+void launch(const In* in, Out* keys, index_t n, network::step first, network::step last, Less less,
+            cudaStream_t stream) {
+  launch<Key>(in, keys, n, key_rows{n}, first, last, less, stream);
 }
 
 }  // namespace bitonic::kernels::optimized_sort_tile

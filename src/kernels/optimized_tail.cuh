@@ -43,20 +43,28 @@ using warp_tail = shape<Key, tune<Key>::warp_block_log2, tune<Key>::warp_stages,
 
 template <class Key, class Shape, class Less>
 __global__ void __launch_bounds__(Shape::tile_type::threads, Shape::min_blocks)
-    tail_kernel(Key* keys, index_t n, Less less) {
+    tail_kernel(Key* keys, index_t n, key_rows rows, Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using lay = layout;
   typename Shape::tile_type tile;
   tile.smem = reinterpret_cast<typename Shape::tile_type::W*>(smem_bytes);
   wait_for_previous_pass();
-  for_each_tile<Shape::tile_type::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
+  for_each_tile<Shape::tile_type::keys>(n, rows, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
-    if constexpr (Shape::steps_log2 ==
-                  tune<Key>::warp_stages) {  // bits 0..9: lanes and registers of one warp
+    // Bits 0..9 only, lanes and registers of one warp: a warp tail's steps on every warp's keys,
+    // or a tile tail's on a partial tile of at most 2^10 keys (in rows with missing keys, often a
+    // row's last tile), whose wider steps pair its keys with pads only, so warp 0 runs it alone.
+    const auto warp_steps = [&] {
       tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
       tile.template steps<lay::registers_mid, 9, 5>(less);
       tile.template exchange<lay::registers_mid, lay::registers_low>();
       tile.template steps<lay::registers_low, 4, 0>(less);
+    };
+    if constexpr (Shape::steps_log2 == tune<Key>::warp_stages) {
+      warp_steps();
+    } else if (!Full && tile_n <= 1024) {
+      if (threadIdx.x >= 32) return;
+      warp_steps();
     } else {
       tile.template load<lay::registers_high, Full>(keys + base, tile_n, less);
       tile.template steps_from_high<int(Shape::steps_log2) - 1>(less);
@@ -88,17 +96,24 @@ bool runs(network::step first, network::step last) {
   return with_shape<Key>(first, last, [](auto) {});
 }
 
-//! Runs the tail steps first..last (see `runs`) on every tile.
+//! Runs the tail steps first..last (see `runs`) on every tile of the n positions of `rows`.
 template <class Key, class Less>
-void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
+void launch(Key* keys, index_t n, key_rows rows, network::step first, network::step last, Less less,
             cudaStream_t stream) {
   const bool known = with_shape<Key>(first, last, [&](auto shape) {
     using Shape = decltype(shape);
     launch_on_tiles<typename Shape::tile_type, tail_kernel<Key, Shape, Less>>(
         n, stream, "cudaFuncSetAttribute(optimized tail_kernel shared memory)",
-        "optimized tail_kernel launch", keys, n, less);
+        "optimized tail_kernel launch", keys, n, rows, less);
   });
   if (!known) throw error("bitonic: internal error: not a stage's tail");
+}
+
+//! launch on keys[0, n): one row.
+template <class Key, class Less>
+void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
+            cudaStream_t stream) {
+  launch(keys, n, key_rows{n}, first, last, less, stream);
 }
 
 }  // namespace bitonic::kernels::optimized_tail

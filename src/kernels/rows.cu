@@ -1,6 +1,5 @@
 #include <cstdint>
 
-#include "kernels/pad_rows.cuh"
 #include "kernels/record_rows.cuh"
 #include "kernels/rows.hpp"
 #include "kernels/sort_rows.cuh"
@@ -30,18 +29,6 @@ void sort_record_rows(const record_arrays& a, std::uint64_t count, std::uint64_t
       a.keys_gathered,
       {map, direction == order::descending ? ~std::uint32_t{0} : std::uint32_t{0}}};
   record_rows::launch(rows, count, length, stream);
-}
-
-void copy_rows(const void* from, std::uint64_t from_width, void* to, std::uint64_t to_width,
-               std::uint64_t count, std::size_t key_bytes, std::uint64_t pad, cudaStream_t stream) {
-  if (key_bytes == 4) {
-    kernels::pad_rows::launch(static_cast<const std::uint32_t*>(from), from_width,
-                              static_cast<std::uint32_t*>(to), to_width, count, std::uint32_t(pad),
-                              stream);
-  } else {
-    kernels::pad_rows::launch(static_cast<const std::uint64_t*>(from), from_width,
-                              static_cast<std::uint64_t*>(to), to_width, count, pad, stream);
-  }
 }
 
 }  // namespace bitonic::kernels::rows

@@ -1,4 +1,4 @@
-// The batched plans' kernels (sort_rows.cuh, record_rows.cuh, pad_rows.cuh) as plain functions of
+// The batched plans' kernels (sort_rows.cuh, record_rows.cuh) as plain functions of
 // the key size: compiled once, in rows.cu, instead of in every key type's sort, because they only
 // move bits.
 #pragma once
@@ -50,10 +50,5 @@ struct record_arrays {
 //! keys mapped by `map`, in `direction`, in one pass (record_rows.cuh), on `stream`.
 void sort_record_rows(const record_arrays& a, std::uint64_t count, std::uint64_t length,
                       word_map map, order direction, cudaStream_t stream);
-
-//! Copies `count` rows of `from_width` keys of `key_bytes` bytes into rows of `to_width`, the
-//! columns past from_width set to `pad`'s bits (pad_rows.cuh), on `stream`.
-void copy_rows(const void* from, std::uint64_t from_width, void* to, std::uint64_t to_width,
-               std::uint64_t count, std::size_t key_bytes, std::uint64_t pad, cudaStream_t stream);
 
 }  // namespace bitonic::kernels::rows

@@ -62,7 +62,7 @@ template <class W, unsigned RowLog2>
 __global__ void __launch_bounds__(tuning::block_threads)
     short_rows_kernel(short_rows<W> in, word_codec<W> codec) {
   constexpr unsigned lanes = lanes_per_row<W, RowLog2>, per_vector = 16 / sizeof(W);
-  constexpr unsigned lanes_log2 = lanes == 4 ? 2 : lanes == 2 ? 1 : 0;
+  constexpr unsigned lanes_log2 = network::ceil_log2(lanes);
   constexpr unsigned part_log2 = RowLog2 - lanes_log2, part = 1u << part_log2;  // keys a thread
   static_assert(lanes == 1u << lanes_log2 && RowLog2 > lanes_log2, "1, 2 or 4 lanes a row");
   static_assert(part % per_vector == 0, "parts of rows of whole 16-byte vectors");

@@ -60,15 +60,21 @@ struct radix_pass {
 inline constexpr unsigned digit_bits = network::ceil_log2(topk_select::tuning::radix);
 inline constexpr unsigned rounds = 64 / digit_bits;
 
-//! Calls f(word, i) for each key of the block's slice of its array (coalesced, in no order).
+//! Calls f(word, inside) for the block's slice of its array, a round of block_threads
+//! consecutive keys at a time (coalesced): every thread of the block in every round, so that
+//! whole warps walk the slice together; inside is false (word 0) for positions past its end.
 template <class F>
 __device__ void for_each_word(const radix_pass& p, index_t array, F f) {
   const index_t block = blockIdx.x % p.blocks_per_array;
   const index_t begin = block * tuning::keys_per_block;
   const index_t end = begin + tuning::keys_per_block < p.n ? begin + tuning::keys_per_block : p.n;
   const std::uint32_t* keys = p.keys + array * p.n;
-  for (index_t i = begin + threadIdx.x; i < end; i += tuning::block_threads)
-    f(topk_select::record_word(keys[i], i, p.kind, p.descending), i);
+  for (index_t base = begin; base < end; base += tuning::block_threads) {
+    const index_t i = base + threadIdx.x;
+    const bool inside = i < end;
+    f(inside ? topk_select::record_word(keys[i], i, p.kind, p.descending) : std::uint64_t{0},
+      inside);
+  }
 }
 
 //! One round's digit counts of the words on the prefix, added to the array's histogram.
@@ -78,8 +84,8 @@ __device__ inline void count_digits(const radix_pass& p, index_t array, unsigned
   for (unsigned d = threadIdx.x; d < radix; d += tuning::block_threads)
     histogram[d] = 0;
   __syncthreads();
-  for_each_word(p, array, [&](std::uint64_t word, index_t) {
-    if ((word & mask) == prefix) atomicAdd(&histogram[(word >> shift) & (radix - 1)], 1u);
+  for_each_word(p, array, [&](std::uint64_t word, bool inside) {
+    if (inside && (word & mask) == prefix) atomicAdd(&histogram[(word >> shift) & (radix - 1)], 1u);
   });
   __syncthreads();
   unsigned* const total = p.states[array].histogram;
@@ -134,21 +140,15 @@ __global__ void __launch_bounds__(tuning::block_threads) select_kernel(radix_pas
   const std::uint64_t prefix = __ldcg(&state.prefix), mask = __ldcg(&state.mask);
   std::uint64_t* out = p.candidates + array * p.k;
   const unsigned lane = threadIdx.x % 32;
-  // Whole warps walk the slice together, so that a ballot reserves a warp's slots at once.
-  const index_t begin = (blockIdx.x % p.blocks_per_array) * tuning::keys_per_block;
-  const index_t end = begin + tuning::keys_per_block < p.n ? begin + tuning::keys_per_block : p.n;
-  const std::uint32_t* keys = p.keys + array * p.n;
-  for (index_t base = begin; base < end; base += tuning::block_threads) {
-    const index_t i = base + threadIdx.x;
-    std::uint64_t word = 0;
-    if (i < end) word = topk_select::record_word(keys[i], i, p.kind, p.descending);
-    const bool take = i < end && (word & mask) <= prefix;
+  // A ballot reserves a warp's slots at once.
+  for_each_word(p, array, [&](std::uint64_t word, bool inside) {
+    const bool take = inside && (word & mask) <= prefix;
     const unsigned ballot = __ballot_sync(0xffffffffu, take);
     unsigned first = 0;
     if (lane == 0 && ballot != 0) first = atomicAdd(&state.taken, unsigned(__popc(ballot)));
     first = __shfl_sync(0xffffffffu, first, 0);
     if (take) out[first + __popc(ballot & ((1u << lane) - 1))] = word;
-  }
+  });
 }
 
 //! Where the k results of each array go (either output may be null; one index width).

@@ -234,24 +234,30 @@ plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2
                 std::to_string(tuning::max_log2_size) + " keys, the largest supported size");
   }
   p.log2_size = k;
-  const std::size_t padded = std::size_t{1} << k;
   if (k <= tile_log2) {
     p.n = rows.count * rows.length;
     p.passes.push_back({pass_kind::sort_rows, step{1, 0}, step{k, 0}, k});
     return p;
   }
   p.passes = optimized_passes(k, key_bytes, 0, false, false, 0);
-  const std::size_t network_passes = p.passes.size();
-  const bool pads = padded != rows.length;
-  p.n = rows.count * padded;
-  // Blocks hold whole rows (2^k divides them); the copies of padded rows stay outside the run.
-  if (k <= block_log2 && block_log2 > tile_log2 && p.n > (std::size_t{1} << block_log2)) {
-    p.blocked.push_back({pads ? 1u : 0u, network_passes, block_log2});
+  p.n = rows.count << k;
+  if ((std::size_t{1} << k) == rows.length) {
+    // Blocks hold whole rows (2^k divides them).
+    if (k <= block_log2 && block_log2 > tile_log2 && p.n > (std::size_t{1} << block_log2)) {
+      p.blocked.push_back({0, p.passes.size(), block_log2});
+    }
+    return p;
   }
-  if (!pads) return p;
-  p.scratch_keys = p.n;
-  p.passes.insert(p.passes.begin(), pass{pass_kind::pad_rows, {}, {}, k, 0, true});
-  p.passes.push_back({pass_kind::unpad_rows, {}, {}, k, 0, true});
+  p.row_log2 = k;
+  // Blocks of whole rows that hold at most 2^block_log2 keys, as few as that allows and of equal
+  // rows (but the last): blocks of 2^block_log2 positions would hold as few as half as many keys,
+  // twice the launches for the same work.
+  const std::size_t most_rows = block_log2 == 0 ? 0 : (std::size_t{1} << block_log2) / rows.length;
+  if (block_log2 > tile_log2 && most_rows != 0 && rows.count > most_rows) {
+    const std::size_t blocks = (rows.count + most_rows - 1) / most_rows;
+    const std::size_t block_rows = (rows.count + blocks - 1) / blocks;
+    p.blocked.push_back({0, p.passes.size(), block_log2, block_rows << k});
+  }
   return p;
 }
 
@@ -278,8 +284,7 @@ std::size_t memory_passes(const plan& p) {
 }
 
 network::index_t pass::steps() const {
-  const bool copies = kind == pass_kind::pad_rows || kind == pass_kind::unpad_rows;
-  return kind == pass_kind::merge_runs || copies ? 0 : last.ordinal() - first.ordinal() + 1;
+  return kind == pass_kind::merge_runs ? 0 : last.ordinal() - first.ordinal() + 1;
 }
 
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device,
@@ -347,10 +352,6 @@ std::string_view to_string(pass_kind kind) {
       return "merge_stage";
     case pass_kind::sort_rows:
       return "sort_rows";
-    case pass_kind::pad_rows:
-      return "pad_rows";
-    case pass_kind::unpad_rows:
-      return "unpad_rows";
   }
   return "?";
 }
@@ -359,13 +360,12 @@ std::string describe(const plan& p) {
   std::ostringstream out;
   out << bitonic::to_string(p.algo) << " n=" << p.n << " stages=" << p.log2_size;
   if (p.rows.count != 0) out << " rows=" << p.rows.count << 'x' << p.rows.length;
+  if (p.row_log2 != 0) out << " in rows of 2^" << p.row_log2 << " positions";
   out << " passes=" << p.passes.size() << '\n';
   for (const pass& ps : p.passes) {
     out << "  " << to_string(ps.kind);
     if (ps.kind == pass_kind::merge_runs) {
       out << " runs=2^" << ps.run_log2;
-    } else if (ps.kind == pass_kind::pad_rows || ps.kind == pass_kind::unpad_rows) {
-      out << " rows of " << p.rows.length << " keys, padded to 2^" << ps.span_log2;
     } else {
       out << " (" << ps.first.stage << ',' << ps.first.distance_log2 << ")..(" << ps.last.stage
           << ',' << ps.last.distance_log2 << ')';
@@ -380,7 +380,12 @@ std::string describe(const plan& p) {
   }
   for (const blocked_passes& b : p.blocked) {
     out << "  passes " << b.first << ".." << b.first + b.count - 1
-        << " run block by block, blocks of 2^" << b.block_log2 << " keys\n";
+        << " run block by block, blocks of ";
+    if (b.positions != 0) {
+      out << b.positions << " positions\n";
+    } else {
+      out << "2^" << b.block_log2 << " keys\n";
+    }
   }
   return out.str();
 }

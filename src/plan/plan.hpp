@@ -28,8 +28,6 @@ enum class pass_kind {
   merge_stage,   //!< optimized: one whole stage past a tile from one buffer into the other
                  //!< (merge path, then a bitonic merge per tile)
   sort_rows,     //!< batched: every row of plan::rows sorted on its own, rows of up to a tile
-  pad_rows,      //!< batched: the rows copied into the other buffer, each padded to 2^span_log2
-  unpad_rows,    //!< batched: the padded rows copied back, the pads left out
 };
 
 struct pass {
@@ -46,7 +44,7 @@ struct pass {
   bool reads_words = false;
   bool writes_words = false;
 
-  //! Number of network steps the pass runs (0 for merge_runs, pad_rows and unpad_rows).
+  //! Number of network steps the pass runs (0 for merge_runs).
   network::index_t steps() const;
   //! Times the pass reads and writes every key: once, but once per stage for merge_stages.
   unsigned memory_passes() const;
@@ -61,6 +59,12 @@ struct pass {
 struct blocked_passes {
   std::size_t first = 0, count = 0;
   unsigned block_log2 = 0;
+  //! Positions a block spans where not 2^block_log2: a batched plan with missing keys in its rows
+  //! (plan::row_log2) blocks whole rows, as many as hold about 2^block_log2 keys.
+  std::size_t positions = 0;
+  std::size_t block_positions() const {
+    return positions != 0 ? positions : std::size_t{1} << block_log2;
+  }
 };
 
 //! The rows of a batched plan (make_rows_plan): `count` rows of `length` keys each, one after the
@@ -70,7 +74,7 @@ struct rows {
 };
 
 struct plan {
-  std::size_t n = 0;       //!< keys the passes run on (a batched plan's padded rows: count * 2^k)
+  std::size_t n = 0;       //!< positions the passes run on: the keys, or count << row_log2
   unsigned log2_size = 0;  //!< ceil(log2 n): the network's stages
   algorithm algo = algorithm::global_step;
   std::vector<pass> passes;
@@ -83,6 +87,17 @@ struct plan {
   bool needs_scratch() const { return scratch_keys != 0; }
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
   struct rows rows;                     //!< batched plans only
+  //! Batched plans of rows longer than a tile whose length is not a power of two: the passes run
+  //! on rows of 2^row_log2 positions, the first rows.length of each being the row's keys, stored
+  //! back to back; its other positions are missing keys, as those past n are in one array
+  //! (kernels::key_rows). 0: position i is key i.
+  unsigned row_log2 = 0;
+  //! Where in memory the keys of the positions from `position` (a row's first) start.
+  std::size_t stored_index(std::size_t position) const {
+    return row_log2 == 0 ? position : (position >> row_log2) * rows.length;
+  }
+  //! The keys the plan sorts (the positions that hold a key).
+  std::size_t stored_keys() const { return stored_index(n); }
 };
 
 //! What an optimized plan adapts to on the device that runs it; zero: not known (the CPU
@@ -132,13 +147,13 @@ plan make_comparator_plan(std::size_t n, std::size_t key_bytes);
 
 //! The batched plan (optimized kernels) that sorts each of `rows.count` rows of `rows.length`
 //! keys on its own, ascending under the executor's order: rows of up to a tile in one sort_rows
-//! pass; longer rows of a power-of-two length by the optimized passes of one row's length run over
-//! all rows at once (every stage's blocks stay inside a row); other lengths padded to the next
-//! power of two in the scratch (pad_rows), sorted there and copied back (unpad_rows). log2_size is
-//! a row's stages. With a cache block of 2^block_log2 keys (device_shape::block_log2; 0: none)
-//! that the keys exceed, the passes of rows longer than a tile run block by block (blocked
+//! pass; longer rows by the optimized passes of one row's length run over all rows at once
+//! (every stage's blocks stay inside a row), on rows of the next power of two positions where the
+//! length is not one (plan::row_log2: no padding in memory, no scratch). log2_size is a row's
+//! stages. With a cache block of 2^block_log2 positions (device_shape::block_log2; 0: none) that
+//! the positions exceed, the passes of rows longer than a tile run block by block (blocked
 //! passes), so that each block's keys stay in the L2 between them. Throws bitonic::error when the
-//! rows' keys (padded) exceed the largest size.
+//! rows' positions exceed the largest size.
 plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2 = 0);
 
 //! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
@@ -187,10 +202,10 @@ void for_each_pass(const plan& p, RunPass run) {
       in_scratch ^= p.passes[i++].to_other;
       continue;
     }
-    const std::size_t block = std::size_t{1} << run_of->block_log2;
+    const std::size_t block = run_of->block_positions();
     const bool run_in_scratch = in_scratch;
     for (std::size_t offset = 0; offset < p.n; offset += block) {
-      const auto lane = unsigned((offset >> run_of->block_log2) % blocks_in_flight);
+      const auto lane = unsigned(offset / block % blocks_in_flight);
       in_scratch = run_in_scratch;  // every block starts where the run does
       for (std::size_t j = i; j < i + run_of->count; ++j) {
         run(p.passes[j], pass_span{offset, std::min(block, p.n - offset), true, lane, in_scratch});

@@ -173,8 +173,6 @@ unsigned register_tile_span_log2(const pass& ps, std::size_t key_bytes) {
       case pass_kind::merge_runs:
         break;
       case pass_kind::sort_rows:
-      case pass_kind::pad_rows:
-      case pass_kind::unpad_rows:
         return fail() << where << to_string(ps.kind) << " outside a batched plan";
     }
     // Passes to the other buffer: merges, and an optimized first pass.
@@ -461,10 +459,10 @@ TEST(Plan, ComparatorPlansMergeOutOfPlace) {
   EXPECT_THROW(make_comparator_plan(~std::size_t{0}, 4), error);
 }
 
-// Batched plans: rows of up to a tile are one sort_rows pass of a row's stages; longer rows of a
-// power-of-two length run exactly the plan of one row (no device shape) over all rows; other
-// lengths run it on rows padded to that power of two in the scratch, between pad_rows and
-// unpad_rows (two passes to the other buffer, so the keys end where they started).
+// Batched plans: rows of up to a tile are one sort_rows pass of a row's stages; longer rows run
+// exactly the plan of one row of the next power of two (no device shape) over all rows, in place:
+// a length that is not a power of two only sets row_log2, where memory holds the rows' keys back
+// to back (stored_index), so no pass copies and nothing needs scratch.
 TEST(Plan, BatchedRows) {
   for (const std::size_t key_bytes : {4u, 8u}) {
     const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
@@ -479,45 +477,37 @@ TEST(Plan, BatchedRows) {
       EXPECT_EQ(p.log2_size, k) << what;
       EXPECT_EQ(p.rows.count, count) << what;
       EXPECT_EQ(p.rows.length, length) << what;
+      EXPECT_FALSE(p.needs_scratch()) << what;
+      EXPECT_EQ(p.stored_keys(), count * length) << what;
       if (length <= tile) {
         ASSERT_EQ(p.passes.size(), 1u) << what;
         EXPECT_EQ(p.passes[0].kind, pass_kind::sort_rows) << what;
         EXPECT_EQ(p.passes[0].last, (step{k, 0})) << what;
         EXPECT_EQ(p.passes[0].steps(), network::step_count(k)) << what;
         EXPECT_EQ(p.n, count * length) << what;
-        EXPECT_FALSE(p.needs_scratch()) << what;
+        EXPECT_EQ(p.row_log2, 0u) << what;
         continue;
       }
       const std::size_t padded = std::size_t{1} << k;
+      EXPECT_EQ(p.n, count * padded) << what;
+      EXPECT_EQ(p.row_log2, padded == length ? 0u : k) << what;
+      EXPECT_EQ(p.stored_index(3 * padded), 3 * length) << what;
       const plan one_row = make_plan(algorithm::optimized, padded, key_bytes);
-      std::vector<pass> network_passes = p.passes;
-      if (padded == length) {
-        EXPECT_EQ(p.n, count * length) << what;
-        EXPECT_FALSE(p.needs_scratch()) << what;
-      } else {
-        ASSERT_GE(p.passes.size(), 3u) << what;
-        EXPECT_EQ(p.n, count * padded) << what;
-        EXPECT_EQ(p.scratch_keys, count * padded) << what;
-        for (const pass& copy : {p.passes.front(), p.passes.back()}) {
-          EXPECT_TRUE(copy.to_other && copy.span_log2 == k && copy.steps() == 0) << what;
-        }
-        EXPECT_EQ(p.passes.front().kind, pass_kind::pad_rows) << what;
-        EXPECT_EQ(p.passes.back().kind, pass_kind::unpad_rows) << what;
-        network_passes = {p.passes.begin() + 1, p.passes.end() - 1};
-      }
-      ASSERT_EQ(network_passes.size(), one_row.passes.size()) << what;
-      for (std::size_t i = 0; i < network_passes.size(); ++i) {
-        const pass &got = network_passes[i], &want = one_row.passes[i];
+      ASSERT_EQ(p.passes.size(), one_row.passes.size()) << what;
+      for (std::size_t i = 0; i < p.passes.size(); ++i) {
+        const pass &got = p.passes[i], &want = one_row.passes[i];
         EXPECT_TRUE(got.kind == want.kind && got.first == want.first && got.last == want.last &&
                     got.span_log2 == want.span_log2 && !got.to_other)
             << what << "pass " << i;
       }
-      EXPECT_EQ(memory_passes(p), network_passes.size() + (padded == length ? 0 : 2)) << what;
+      EXPECT_EQ(memory_passes(p), p.passes.size()) << what;
     }
-    // With a cache block the keys exceed, the passes of rows past a tile run block by block (the
-    // padded rows' copies outside); within one block, or rows of a tile, as before.
+    // With a cache block the keys exceed, the passes of rows past a tile run block by block:
+    // blocks of 2^block_log2 positions, or (rows with missing keys) of whole rows, as many as
+    // hold at most 2^block_log2 keys, in as few blocks as that allows; within one block, or rows
+    // of a tile, as before.
     constexpr unsigned block_log2 = 22;
-    for (const std::size_t length : {4 * tile, 4 * tile + 1, tile}) {
+    for (const std::size_t length : {4 * tile, 4 * tile + 1, 5 * tile, tile}) {
       const std::size_t count = (std::size_t{1} << block_log2) / tile;  // 4 blocks' worth
       const plan blocked = make_rows_plan({count, length}, key_bytes, block_log2);
       const plan plain = make_rows_plan({count, length}, key_bytes);
@@ -527,11 +517,20 @@ TEST(Plan, BatchedRows) {
         EXPECT_TRUE(blocked.blocked.empty()) << what;
         continue;
       }
-      const bool pads = length != 4 * tile;
       ASSERT_EQ(blocked.blocked.size(), 1u) << what;
-      EXPECT_EQ(blocked.blocked[0].first, pads ? 1u : 0u) << what;
-      EXPECT_EQ(blocked.blocked[0].count, blocked.passes.size() - (pads ? 2 : 0)) << what;
+      EXPECT_EQ(blocked.blocked[0].first, 0u) << what;
+      EXPECT_EQ(blocked.blocked[0].count, blocked.passes.size()) << what;
       EXPECT_EQ(blocked.blocked[0].block_log2, block_log2) << what;
+      const std::size_t positions = blocked.blocked[0].block_positions();
+      const unsigned k = network::ceil_log2(length);
+      if (length == 4 * tile) {
+        EXPECT_EQ(positions, std::size_t{1} << block_log2) << what;
+      } else {
+        const std::size_t rows = positions >> k, most = (std::size_t{1} << block_log2) / length;
+        EXPECT_EQ(positions, rows << k) << what << "whole rows";
+        EXPECT_LE(rows, most) << what;
+        EXPECT_EQ((count + rows - 1) / rows, (count + most - 1) / most) << what << "fewest blocks";
+      }
       EXPECT_TRUE(make_rows_plan({3, length}, key_bytes, block_log2).blocked.empty())
           << "rows within one block";
     }

@@ -1,14 +1,16 @@
 // bitonic::sort_batched on the device against std::sort of every array on its own: every key
 // type and order, every array size 0..300, powers of two and their neighbours up to 2^17 (one
-// tile and past it: the sort_rows pass, the optimized passes of one array, padded rows), every
-// distribution of tools::generate (NaN and -0.0 included); keys behind the batch untouched; rows
-// of 2 to 16 keys at every alignment (short rows one a thread); the workspace of padded rows;
+// tile and past it: the sort_rows pass, the optimized passes of one array, on rows of missing keys
+// past the size), every distribution of tools::generate (NaN and -0.0 included); keys behind the
+// batch untouched; rows of 2 to 32 keys at every alignment (short rows); no workspace; rows past a
+// tile beyond the L2 block (blocked passes);
 // argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of every
 // array; refusals with the keys untouched. Seeds: test::case_seed(size, distribution), printed with
 // every failure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <future>
@@ -159,38 +161,37 @@ TYPED_TEST(BatchedGpu, ShortRowsAtEveryAlignment) {
   }
 }
 
-// Arrays longer than a tile whose size is not a power of two sort in padded rows of scratch:
-// exactly batched_workspace_bytes of workspace works at any alignment, one byte less is refused
-// with the size and the keys untouched; power-of-two sizes and short arrays need none.
-TYPED_TEST(BatchedGpu, WorkspaceOfPaddedArrays) {
+// Arrays longer than a tile whose size is not a power of two sort in place as rows of the next
+// power of two positions (plan::plan::row_log2), no padding in memory: no workspace for any size.
+TYPED_TEST(BatchedGpu, NeedsNoWorkspace) {
   using Key = TypeParam;
-  const std::size_t arrays = 3, size = (std::size_t{1} << 14) + 3;
-  EXPECT_EQ(batched_workspace_bytes<Key>(arrays, std::size_t{1} << 15), 0u);
-  EXPECT_EQ(batched_workspace_bytes<Key>(1000, 300), 0u);
-  const std::size_t bytes = batched_workspace_bytes<Key>(arrays, size);
-  EXPECT_GE(bytes, arrays * (std::size_t{1} << 15) * sizeof(Key));
-
-  const std::uint64_t seed = test::case_seed(size, distribution::uniform);
-  const std::vector<Key> input = tools::generate<Key>(arrays * size, distribution::uniform, seed);
-  device_array<Key> keys(input.size());
-  device_array<unsigned char> workspace(bytes + 1);
-  for (const std::size_t offset : {0u, 1u}) {
-    keys.upload(input);
-    options opt;
-    opt.workspace = workspace.get() + offset;
-    opt.workspace_bytes = bytes;
-    sort_batched(keys.get(), arrays, size, opt);
-    EXPECT_TRUE(test::matches_reference(keys.download(),
-                                        sorted_arrays(input, arrays, size, order::ascending)))
-        << "workspace at offset " << offset << ", seed " << seed;
+  for (const std::size_t size :
+       {std::size_t{300}, std::size_t{1} << 15, (std::size_t{1} << 14) + 3, std::size_t{100003}}) {
+    EXPECT_EQ(batched_workspace_bytes<Key>(3, size), 0u) << "arrays of " << size;
   }
-  keys.upload(input);
-  options small;
-  small.workspace = workspace.get();
-  small.workspace_bytes = bytes - 1;
-  EXPECT_TRUE(test::throws_error([&] { sort_batched(keys.get(), arrays, size, small); },
-                                 {"sort_batched", std::to_string(bytes)}));
-  EXPECT_TRUE(identical(keys.download(), input)) << "keys changed by a refused call";
+}
+
+// Rows past a tile whose positions exceed the L2 block (plan::device_shape::block_log2, 2^22
+// four-byte or 2^21 eight-byte keys on an H100) run their passes block by block, each block's
+// keys starting where its first row's are in memory (plan::plan::stored_index).
+TYPED_TEST(BatchedGpu, RowsPastACacheBlock) {
+  using Key = TypeParam;
+  for (const std::size_t size :
+       {(std::size_t{1} << 14) + 1, std::size_t{40000}, std::size_t{1} << 16}) {
+    const std::size_t arrays = ((std::size_t{1} << 23) >> std::bit_width(size - 1)) | 1;
+    for (const distribution d : {distribution::uniform, distribution::few}) {
+      const std::uint64_t seed = test::case_seed(size, d);
+      const std::vector<Key> input = tools::generate<Key>(arrays * size, d, seed);
+      device_array<Key> keys(input.size());
+      for (const order direction : test::all_orders) {
+        keys.upload(input);
+        sort_batched(keys.get(), arrays, size, {.direction = direction});
+        EXPECT_TRUE(
+            test::matches_reference(keys.download(), sorted_arrays(input, arrays, size, direction)))
+            << describe(tools::type_name<Key>(), arrays, size, d, seed, direction);
+      }
+    }
+  }
 }
 
 //! Array a of `all` (arrays of `size` elements).
