@@ -285,11 +285,4 @@ void launch(Key* keys, index_t n, key_rows rows, network::step first, network::s
   pick(std::make_integer_sequence<unsigned, T::gather_steps_max>{});
 }
 
-//! launch on keys[0, n): one row.
-template <class Key, class Less>
-void launch(Key* keys, index_t n, network::step first, network::step last, Less less,
-            cudaStream_t stream) {
-  launch(keys, n, key_rows{n}, first, last, less, stream);
-}
-
 }  // namespace bitonic::kernels::optimized_gather

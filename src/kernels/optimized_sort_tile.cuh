@@ -236,11 +236,4 @@ void launch(const In* in, Out* keys, index_t n, key_rows rows, network::step fir
   if (!known) throw error("bitonic: internal error: not a first pass nor a part of one");
 }
 
-//! launch on in[0, n): one row.
-template <class Key, class In, class Out, class Less>
-void launch(const In* in, Out* keys, index_t n, network::step first, network::step last, Less less,
-            cudaStream_t stream) {
-  launch<Key>(in, keys, n, key_rows{n}, first, last, less, stream);
-}
-
 }  // namespace bitonic::kernels::optimized_sort_tile

@@ -67,7 +67,7 @@ void expect_pass_matches_cpu(std::size_t n, step first, step last, Launch launch
   const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
   device_array<Key> keys(n);
   keys.upload(input);
-  launch(keys.get(), index_t{n}, first, last, Less{}, cudaStream_t{});
+  launch(keys.get(), index_t{n}, kernels::key_rows{n}, first, last, Less{}, cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaGetLastError());
   std::vector<Key> expected = input;
   cpu::run_steps(expected.data(), n, first, last, 0, Less{});
@@ -154,8 +154,9 @@ void expect_sorted_tiles(std::size_t n, distribution d, bool split) {
   std::vector<Key> expected = input;
   for (const auto& [first, last] : passes) {
     ASSERT_TRUE(kernels::optimized_sort_tile::runs<Key>(first, last, n)) << n;
-    kernels::optimized_sort_tile::launch<Key>(keys.get(), keys.get(), index_t{n}, first, last,
-                                              Less{}, cudaStream_t{});
+    kernels::optimized_sort_tile::launch<Key>(keys.get(), keys.get(), index_t{n},
+                                              kernels::key_rows{n}, first, last, Less{},
+                                              cudaStream_t{});
     cpu::run_steps(expected.data(), n, first, last, 0, Less{});
   }
   BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
@@ -170,8 +171,10 @@ void expect_sorted_warps(std::size_t n) {
   constexpr unsigned warp_stages = tuning::optimized<sizeof(Key)>::warp_stages;
   expect_pass_matches_cpu<Key, Less>(
       n, step{1, 0}, step{warp_stages, 0},
-      [](Key* keys, index_t count, step first, step last, Less less, cudaStream_t stream) {
-        kernels::optimized_sort_tile::launch<Key>(keys, keys, count, first, last, less, stream);
+      [](Key* keys, index_t count, kernels::key_rows rows, step first, step last, Less less,
+         cudaStream_t stream) {
+        kernels::optimized_sort_tile::launch<Key>(keys, keys, count, rows, first, last, less,
+                                                  stream);
       },
       "sorted warps");
 }

@@ -228,7 +228,7 @@ TEST(Sanitize, Batched) {
 // topk: 4-byte keys with k <= 2048 take the select kernel (one part; fewer keys than K, so that
 // the padding takes part in the selection; in wide blocks where a pass has fewer jobs than the
 // device has SMs, 300 arrays for the narrow ones); arrays that need several select passes and fit
-// the L2 (1 x 100000, 3 x 50000) the radix selection, then the select kernel's last pass;
+// the L2 (1 x 100000, 3 x 50000) the radix selection, then the ranking kernel;
 // the rest the record words, the batched word sort (one tile, and past it) and the take kernel.
 template <class Key>
 void expect_small_topks() {

@@ -148,7 +148,7 @@ TYPED_TEST(TopKGpu, DistributionsIndexTypesAndSingleOutputs) {
 }
 
 // Long arrays: one of 3 * 2^20 + 5 keys fits the L2 bound of the radix selection (rounds over all
-// of it, then the select kernel's last pass); two of 2^21 + 3 exceed it, so the select path cuts
+// of it, then the ranking kernel); two of 2^21 + 3 exceed it, so the select path cuts
 // each into many parts and selects among their candidates over several passes (4-byte keys).
 // Spread, sorted, tied (few distinct keys: the ties go down to the positions' digits) and
 // all-equal words.
