@@ -140,12 +140,14 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //!
 //! How: arrays of up to one tile (2^14 four-byte or 2^13 eight-byte keys) are sorted in one launch,
 //! each read and written once: a tile of registers holds several arrays, each padded to a power of
-//! two, and runs only the stages of one array. Longer arrays get the optimized passes of one
-//! array run over all of them at once, in place; an array whose size is not a power of two runs
-//! them as if padded to one, the missing keys skipped (nothing is padded in memory). Memory:
-//! none (except with opt.stable for float and double keys, below). Past one L2 block of keys (as
-//! for `sort`), the passes of arrays longer than a tile run block by block, half of the blocks on a
-//! side stream forked from and joined back to opt.stream by events (as `sort`'s in-place plan).
+//! two, and runs only the stages of one array. Longer arrays get the passes of `sort`'s merged
+//! plan run over all of them at once: the first pass on tiles, then one merge pass a doubling,
+//! each array's runs merged on their own, alternating between the keys and a scratch of as many
+//! keys; an array whose size is not a power of two runs them as if padded to one, the missing keys
+//! skipped (nothing is padded in memory). Memory: none up to a tile; past it the scratch (from
+//! opt.workspace, else the library's pool as for `sort`; where the device has none left, the
+//! network's passes in place, block by block past one L2 block, as `sort`'s in-place plan);
+//! with opt.stable for float and double keys, as below.
 //!
 //! Preconditions: d_keys holds num_arrays * array_size keys in device or managed memory of the
 //! current device (null only when that is 0). opt.algo is automatic or optimized (the only
@@ -153,7 +155,7 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //! equivalent keys can differ in bits) sort as argsort_batched and a gather (at most 2^32 keys,
 //! scratch as batched_workspace_bytes says); integer keys are the same either way.
 //! Complexity: per array O(m log^2 m) comparisons for m = array_size rounded up to a power of two;
-//! one pass over memory up to a tile, about two passes a doubling past it.
+//! one pass over memory up to a tile, one more a doubling past it.
 //! Throws bitonic::error (keys untouched) as `sort` does, when num_arrays * array_size overflows
 //! or when num_arrays * 2^ceil(log2 array_size) exceeds the largest size, or for another
 //! algorithm.
@@ -162,8 +164,10 @@ void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size,
                   const options& opt = {});
 
 //! Bytes of workspace that `sort_batched<Key>(d_keys, num_arrays, array_size, opt)` needs (see
-//! workspace_bytes): 0, except with opt.stable for float and double keys (argsort_batched's
-//! scratch and a copy of the keys). Throws bitonic::error as
+//! workspace_bytes): 0 for arrays of up to a tile; past it num_arrays * array_size keys, 8 bytes
+//! a tile of positions (each array rounded up to a power of two) and 256 bytes of alignment
+//! slack; with opt.stable for float and double keys, argsort_batched's scratch and a copy of the
+//! keys. Throws bitonic::error as
 //! sort_batched does for bad arguments, and without a CUDA device.
 template <class Key>
 std::size_t batched_workspace_bytes(std::size_t num_arrays, std::size_t array_size,

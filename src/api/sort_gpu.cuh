@@ -76,7 +76,8 @@ plan::plan sort_plan(std::size_t n, const options& opt, const char* caller) {
 //! The scratch for p: the caller's workspace when opt has one (checked: large enough, device
 //! memory, apart from the keys), else an allocation from the library's pool held by `owned` (a
 //! graph allocation while the stream is captured). Where the device has no memory for it, an
-//! optimized plan is replaced by the in-place one; other plans throw. Null when p needs none.
+//! optimized plan (one array's or a batched one) is replaced by the in-place one; other plans
+//! throw. Null when p needs none.
 //! `d_in`, when not null, is a second array of the caller's (sort out of place) that the
 //! workspace must not overlap either.
 template <class Key>
@@ -85,11 +86,11 @@ Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
                      const Key* d_in = nullptr) {
   if (!p.needs_scratch()) return nullptr;
   if (has_workspace(opt)) {
-    const std::size_t bytes = p.n * sizeof(Key);
-    return reinterpret_cast<Key*>(
-        caller_workspace(opt, workspace_bytes<Key>(p),
-                         {{d_keys, bytes, "the keys"}, {d_in, d_in != nullptr ? bytes : 0, "d_in"}},
-                         caller, "bitonic::workspace_bytes"));
+    const std::size_t bytes = p.stored_keys() * sizeof(Key);
+    return reinterpret_cast<Key*>(caller_workspace(
+        opt, workspace_bytes<Key>(p),
+        {{d_keys, bytes, "the keys"}, {d_in, d_in != nullptr ? bytes : 0, "d_in"}}, caller,
+        p.rows.count != 0 ? "bitonic::batched_workspace_bytes" : "bitonic::workspace_bytes"));
   }
   if (allocate_scratch(owned, p.scratch_keys * sizeof(Key), opt.stream,
                        "bitonic::sort: scratch cudaMallocFromPoolAsync")) {
@@ -99,7 +100,10 @@ Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
     throw error(std::string(caller) + ": out of memory for " + std::string(to_string(p.algo)) +
                 "'s scratch buffer of " + std::to_string(p.n) + " keys");
   }
-  p = plan::make_plan(p.algo, p.n, sizeof(Key), current_device_shape(sizeof(Key)));  // in place
+  const unsigned block_log2 = current_device_shape(sizeof(Key)).block_log2;
+  p = p.rows.count != 0
+          ? plan::make_rows_plan(p.rows, sizeof(Key), block_log2)  // in place
+          : plan::make_plan(p.algo, p.n, sizeof(Key), current_device_shape(sizeof(Key)));
   return nullptr;
 }
 
@@ -171,7 +175,8 @@ plan::plan batched_plan(std::size_t num_arrays, std::size_t array_size, const op
   optimized.algo = algorithm::optimized;
   algorithm_for_device<Key>(optimized, 2, caller.c_str());  // throws where its tiles do not fit
   return plan::make_rows_plan({num_arrays, array_size}, sizeof(Key),
-                              current_device_shape(sizeof(Key)).block_log2);
+                              current_device_shape(sizeof(Key)).block_log2,
+                              plan::scratch_use::allowed);
 }
 
 }  // namespace api
@@ -183,12 +188,13 @@ void sort_batched(Key* d_keys, std::size_t num_arrays, std::size_t array_size, c
   const std::size_t n = api::batch_keys(num_arrays, array_size, caller.c_str());
   runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller.c_str());
   if (num_arrays == 0 || array_size < 2) return;
-  const plan::plan p = api::batched_plan<Key>(num_arrays, array_size, opt, caller);
+  plan::plan p = api::batched_plan<Key>(num_arrays, array_size, opt, caller);
   if constexpr (std::is_floating_point_v<Key>) {
     if (opt.stable) return api::stable_sort_keys(d_keys, n, opt, array_size);
   }
-  if (p.needs_scratch()) throw error(caller + ": internal error: a batched plan with scratch");
-  api::run(p, d_keys, static_cast<Key*>(nullptr), opt);  // rows sort in place
+  runtime::stream_buffer<std::byte> owned;
+  Key* const scratch = api::provide_scratch(p, d_keys, opt, owned, caller.c_str());
+  api::run(p, d_keys, scratch, opt);
 }
 
 template <class Key>
@@ -230,7 +236,7 @@ void dispatch::merge_on_device(const Key* d_runs, std::size_t a_count, std::size
     throw error("bitonic: internal error: a merge's splits are not 8-byte aligned");
   }
   api::with_order(direction, [&](auto less) {
-    merge::launch_merge<Key>(d_runs, d_out, n, merge::run_pairs::one(a_count),
+    merge::launch_merge<Key>(d_runs, d_out, n, kernels::key_rows{n}, merge::run_pairs::one(a_count),
                              static_cast<network::index_t*>(d_splits), less, stream);
   });
 }
@@ -246,8 +252,9 @@ Key* dispatch::merge_sorted_runs(Key* d_keys, Key* d_scratch, void* d_splits, st
   Key* out = d_scratch;
   api::with_order(direction, [&](auto less) {
     for (unsigned s = sorted_log2 + 1; s <= network::ceil_log2(n); ++s) {  // as merge_on_device
-      merge::launch_merge<Key>(static_cast<const Key*>(in), out, n, merge::run_pairs::stage(s),
-                               static_cast<network::index_t*>(d_splits), less, stream);
+      merge::launch_merge<Key>(static_cast<const Key*>(in), out, n, kernels::key_rows{n},
+                               merge::run_pairs::stage(s), static_cast<network::index_t*>(d_splits),
+                               less, stream);
       std::swap(in, out);
     }
   });

@@ -55,11 +55,12 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
   using W = typename ordered_word<Key>::type;
   const auto words = [](Key* k) { return reinterpret_cast<W*>(k); };
   // Where the count positions are in memory (kernels::key_rows): the keys, or a batched plan's
-  // rows of 2^row_log2 positions, whose passes are these three kinds only.
+  // rows of 2^row_log2 positions, whose passes are these four kinds only.
   const kernels::key_rows rows =
       p.row_log2 == 0 ? kernels::key_rows{count} : kernels::key_rows{p.rows.length, p.row_log2};
   if (p.row_log2 != 0 && ps.kind != plan::pass_kind::sort_tiles &&
-      ps.kind != plan::pass_kind::tile_tail && ps.kind != plan::pass_kind::gather_steps) {
+      ps.kind != plan::pass_kind::tile_tail && ps.kind != plan::pass_kind::gather_steps &&
+      ps.kind != plan::pass_kind::merge_stage) {
     throw error("bitonic: internal error: a pass with no kernel for rows of missing keys");
   }
   switch (ps.kind) {
@@ -94,11 +95,11 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       require_split_memory<Key>(p);
       index_t* const stage_splits = splits;
       if (!ps.writes_words) {
-        kernels::optimized_merge::launch_stage<Key>(words(at), to, count, ps.first.stage,
+        kernels::optimized_merge::launch_stage<Key>(words(at), to, count, rows, ps.first.stage,
                                                     stage_splits, less, stream);
       } else {
-        kernels::optimized_merge::launch_stage<Key>(words(at), words(to), count, ps.first.stage,
-                                                    stage_splits, less, stream);
+        kernels::optimized_merge::launch_stage<Key>(words(at), words(to), count, rows,
+                                                    ps.first.stage, stage_splits, less, stream);
       }
       break;
     }
@@ -172,8 +173,8 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         kernels::comparator_sort_tile::launch<Key>(tiles_in, to, count, less, stream);
       } else if (ps.kind == plan::pass_kind::merge_stage) {
         require_split_memory<Key>(p);
-        kernels::optimized_merge::launch_stage<Key>(at, to, count, ps.first.stage, splits, less,
-                                                    stream);
+        kernels::optimized_merge::launch_stage<Key>(at, to, count, kernels::key_rows{count},
+                                                    ps.first.stage, splits, less, stream);
       } else {
         throw error("bitonic: internal error: a pass a caller's order has no kernel for");
       }

@@ -7,7 +7,9 @@
 // block owns one tile of output positions, loads the first run's slice ascending and the second's
 // descending (a bitonic sequence, greatest words between them) and sorts it with the tail's steps
 // 2^(tile_log2-1)..1 in registers (register_tile.cuh). The keys end where the network puts them:
-// sorted. Two ways to run it:
+// sorted. Out of place it also runs on rows (kernels::key_rows: a batched plan's rows, each its
+// own array): a tile lies in one row, whose keys are the array its runs and pairs are counted in.
+// Two ways to run it:
 // - merge_stage_kernel, out of place: one stage from one buffer into another (the plan's
 //   scratch), every block on its own, so it streams like any pass: one pass a stage, n keys of
 //   extra memory. The searches run before it, in partition_kernel: in the merge kernel a
@@ -120,6 +122,23 @@ struct merge_tile {
   }
 };
 
+//! A tile of positions of key_rows: where its row's keys start in memory, how many there are, and
+//! how far into them the tile starts; no keys (length 0) for a tile of missing keys.
+struct row_tile {
+  index_t base = 0, length = 0, begin = 0;
+
+  __device__ static row_tile locate(key_rows rows, index_t position) {
+    const key_rows::span row = rows.row_of(position);
+    row_tile r;
+    if (position >= row.end) return r;
+    const index_t row_begin = row.end - rows.length;
+    r.base = row_begin + row.shift;
+    r.length = rows.length;
+    r.begin = position - row_begin;
+    return r;
+  }
+};
+
 //! Loads the tile's keys, the first run's a[a_lo, a_hi) and the second run's keys after its first
 //! (first - a_lo) ones, as one bitonic sequence.
 template <class Key, class Stored, class Less>
@@ -180,58 +199,68 @@ inline constexpr unsigned partition_threads = 256;
 inline constexpr index_t partition_narrow_min_tiles = 2048;
 
 //! For one merge out of place: splits[t] = keys of the first run before tile t's first output
-//! position, for every tile t of in[0, n) that merges, by merge path (Lanes lanes a tile). Its
-//! own launch, so that the merge kernel's blocks do not wait on these dependent loads from DRAM.
+//! position, for every tile t of the n positions of `rows` that merges (each row's pairs on their
+//! own), by merge path (Lanes lanes a tile). Its own launch, so that the merge kernel's blocks do
+//! not wait on these dependent loads from DRAM.
 template <class Key, unsigned Lanes, class In, class Less>
 __global__ void __launch_bounds__(partition_threads)
-    partition_kernel(const In* in, index_t n, run_pairs pairs, index_t* splits, Less less) {
+    partition_kernel(const In* in, index_t n, key_rows rows, run_pairs pairs, index_t* splits,
+                     Less less) {
   constexpr unsigned tile_keys = tile_type<Key>::keys;
   wait_for_previous_pass();
   const index_t tiles = (n + tile_keys - 1) / tile_keys;
   const index_t groups = index_t{gridDim.x} * (partition_threads / Lanes);
   for (index_t t = (index_t{blockIdx.x} * partition_threads + threadIdx.x) / Lanes; t < tiles;
        t += groups) {
-    const merge_tile m = merge_tile::locate<tile_keys>(n, pairs, t * tile_keys);
+    const row_tile r = row_tile::locate(rows, t * tile_keys);
+    const merge_tile m = merge_tile::locate<tile_keys>(r.length, pairs, r.begin);
     if (m.keys == 0) continue;
+    const In* const row = in + r.base;
     const index_t at =
-        merge_path<Key, Lanes>(in + m.a_begin, m.a_n, in + m.b_begin, m.b_n, m.first, less);
+        merge_path<Key, Lanes>(row + m.a_begin, m.a_n, row + m.b_begin, m.b_n, m.first, less);
     if (threadIdx.x % Lanes == 0) splits[t] = at;
   }
 }
 
 //! One merge out of place: every tile of `out` gets its slices of the two runs in `in` (where
 //! partition_kernel's splits say), merged; a tile whose run has no partner is copied. No block
-//! waits for another, so blocks' loads, steps and stores overlap as in any pass. In and Out:
-//! Key or its word (a plan keeps words between its merges).
+//! waits for another, so blocks' loads, steps and stores overlap as in any pass. The n positions
+//! of `rows`: each row merges its own pairs. In and Out: Key or its word (a plan keeps words
+//! between its merges).
 template <class Key, class In, class Out, class Less>
 __global__ void __launch_bounds__(tile_type<Key>::threads,
                                   tuning::optimized<sizeof(Key)>::tile_min_blocks)
-    merge_stage_kernel(const In* in, Out* out, index_t n, run_pairs pairs, const index_t* splits,
-                       Less less) {
+    merge_stage_kernel(const In* in, Out* out, index_t n, key_rows rows, run_pairs pairs,
+                       const index_t* splits, Less less) {
   using Tile = tile_type<Key>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Tile tile;
   tile.smem = reinterpret_cast<typename Tile::W*>(smem_bytes);
   wait_for_previous_pass();
   for (index_t t = blockIdx.x; t * Tile::keys < n; t += gridDim.x) {
-    const index_t tile_begin = t * Tile::keys;
-    if (const merge_tile m = merge_tile::locate<Tile::keys>(n, pairs, tile_begin); m.keys != 0) {
+    const row_tile r = row_tile::locate(rows, t * Tile::keys);
+    if (r.length == 0) continue;  // missing keys
+    const In* const row_in = in + r.base;
+    Out* const row_out = out + r.base;
+    const index_t tile_begin = r.begin;
+    if (const merge_tile m = merge_tile::locate<Tile::keys>(r.length, pairs, tile_begin);
+        m.keys != 0) {
       const index_t a_lo = splits[t], a_hi = m.last ? m.a_n : splits[t + 1];
-      load_merge_slices(tile, in, m, a_lo, a_hi, less);
+      load_merge_slices(tile, row_in, m, a_lo, a_hi, less);
       index_t stored = m.keys;
       if constexpr (is_caller_order_v<Less>) {
         if (m.keys < Tile::keys) {  // a partial tile: no greatest word to pad with
           const auto a_n = unsigned(a_hi - a_lo), b_from = unsigned(Tile::keys - (m.keys - a_n));
           stored -= pad_with_greatest<Key, layout::registers_high>(
-              tile, [&](unsigned i) { return i < a_n || i >= b_from; }, out + tile_begin,
+              tile, [&](unsigned i) { return i < a_n || i >= b_from; }, row_out + tile_begin,
               unsigned(m.keys), less);
         }
       }
-      merge_and_store(tile, out + tile_begin, stored, less);
+      merge_and_store(tile, row_out + tile_begin, stored, less);
     } else {
-      const index_t end = n - tile_begin < Tile::keys ? n : tile_begin + Tile::keys;
+      const index_t end = r.length - tile_begin < Tile::keys ? r.length : tile_begin + Tile::keys;
       for (index_t i = tile_begin + threadIdx.x; i < end; i += Tile::threads)
-        out[i] = stored_of<Key, Out>(word_of<Key>(in[i]));
+        row_out[i] = stored_of<Key, Out>(word_of<Key>(row_in[i]));
     }
   }
 }
@@ -268,41 +297,43 @@ constexpr index_t split_count(index_t n) {
   return (n + tile_type<Key>::keys - 1) / tile_type<Key>::keys;
 }
 
-//! partition_kernel for `pairs` of in[0, n), Lanes lanes a tile, chained on `stream`.
+//! partition_kernel for `pairs` of the n positions of `rows` in `in`, Lanes lanes a tile, chained
+//! on `stream`.
 template <class Key, unsigned Lanes, class In, class Less>
-void launch_partition(const In* in, index_t n, run_pairs pairs, index_t* splits, Less less,
-                      cudaStream_t stream) {
+void launch_partition(const In* in, index_t n, key_rows rows, run_pairs pairs, index_t* splits,
+                      Less less, cudaStream_t stream) {
   launch_chained(partition_kernel<Key, Lanes, In, Less>,
                  grid_blocks(split_count<Key>(n), partition_threads / Lanes), partition_threads, 0,
-                 stream, "optimized partition_kernel launch", in, n, pairs, splits, less);
+                 stream, "optimized partition_kernel launch", in, n, rows, pairs, splits, less);
 }
 
-//! Merges the run pairs of in[0, n) into out[0, n) (another buffer), one block a tile; `splits`
-//! holds split_count<Key>(n) entries. In and Out: Key or its word.
+//! Merges the run pairs of the n positions of `rows` (key_rows{n}: in[0, n)) into out (another
+//! buffer), one block a tile; `splits` holds split_count<Key>(n) entries. In and Out: Key or its
+//! word.
 template <class Key, class In, class Out, class Less>
-void launch_merge(const In* in, Out* out, index_t n, run_pairs pairs, index_t* splits, Less less,
-                  cudaStream_t stream) {
+void launch_merge(const In* in, Out* out, index_t n, key_rows rows, run_pairs pairs,
+                  index_t* splits, Less less, cudaStream_t stream) {
   using Tile = tile_type<Key>;
   if (split_count<Key>(n) >= partition_narrow_min_tiles) {
-    launch_partition<Key, 8>(in, n, pairs, splits, less, stream);
+    launch_partition<Key, 8>(in, n, rows, pairs, splits, less, stream);
   } else {
-    launch_partition<Key, 32>(in, n, pairs, splits, less, stream);
+    launch_partition<Key, 32>(in, n, rows, pairs, splits, less, stream);
   }
   launch_on_tiles<Tile, merge_stage_kernel<Key, In, Out, Less>>(
       n, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
-      "optimized merge_stage_kernel launch", in, out, n, pairs, static_cast<const index_t*>(splits),
-      less);
+      "optimized merge_stage_kernel launch", in, out, n, rows, pairs,
+      static_cast<const index_t*>(splits), less);
 }
 
-//! Runs stage `stage` (past the tile) from in[0, n), whose runs of 2^(stage - 1) keys are sorted,
-//! to out[0, n) (another buffer). In and Out: Key or its word, so that a plan can keep words
-//! between its passes.
+//! Runs stage `stage` (past the tile) on the n positions of `rows` from `in`, whose runs of
+//! 2^(stage - 1) keys (counted in each row) are sorted, to `out` (another buffer). In and Out:
+//! Key or its word, so that a plan can keep words between its passes.
 template <class Key, class In, class Out, class Less>
-void launch_stage(const In* in, Out* out, index_t n, unsigned stage, index_t* splits, Less less,
-                  cudaStream_t stream) {
+void launch_stage(const In* in, Out* out, index_t n, key_rows rows, unsigned stage, index_t* splits,
+                  Less less, cudaStream_t stream) {
   if (stage <= tile_type<Key>::tile_log2)
     throw error("bitonic: internal error: a merged stage within a tile");
-  launch_merge<Key>(in, out, n, run_pairs::stage(stage), splits, less, stream);
+  launch_merge<Key>(in, out, n, rows, run_pairs::stage(stage), splits, less, stream);
 }
 
 }  // namespace bitonic::kernels::optimized_merge

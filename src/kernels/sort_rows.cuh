@@ -21,6 +21,7 @@
 #include "kernels/register_tile.cuh"
 #include "kernels/rows.hpp"
 #include "kernels/sort_short_rows.cuh"
+#include "kernels/sort_staged_rows.cuh"
 #include "kernels/tuning.hpp"
 #include "kernels/word_codec.cuh"
 #include "network/key_order.hpp"
@@ -120,13 +121,18 @@ void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t s
 
 //! Sorts each of `count` rows of `length` keys (2 <= length <= a tile) of W's size at `keys`,
 //! their bits mapped by `map`, in `direction`, on `stream` (only loads the kernel under a
-//! load_only_scope); short rows (tuning::short_rows) in registers (sort_short_rows.cuh).
+//! load_only_scope); short rows in registers: of 16-128 bytes, a power of two of keys, aligned
+//! (sort_short_rows.cuh), else of up to 128 bytes through shared memory (sort_staged_rows.cuh).
 template <class W>
 void launch(W* keys, index_t count, index_t length, word_map map, order direction,
             cudaStream_t stream) {
   const word_codec<W> codec{map, direction == order::descending ? W(~W(0)) : W(0)};
   if (length >= 2 && sort_short_rows::takes(keys, length)) {
     sort_short_rows::launch(keys, count, length, codec, stream);
+    return;
+  }
+  if (sort_staged_rows::takes<W>(length)) {
+    sort_staged_rows::launch(keys, count, length, codec, stream);
     return;
   }
   launch_tile<W>(key_rows<W>{keys, codec}, count, length, stream);

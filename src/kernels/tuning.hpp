@@ -217,6 +217,15 @@ struct short_rows {
                 "at most four lanes a row, each with whole 16-byte vectors");
 };
 
+//! Short rows of any length (sort_staged_rows.cuh, for sort_batched): one row a thread, a block's
+//! rows staged through shared memory (block_threads rows of up to max_row_bytes: 32 KB).
+struct staged_rows {
+  static constexpr unsigned block_threads = 256;
+  static constexpr unsigned max_row_bytes = 128;
+  static_assert(block_threads % 32 == 0, "whole warps");
+  static_assert(block_threads * max_row_bytes <= 48 * 1024, "static shared memory");
+};
+
 //! Segmented sorts (segment_tiles.cuh): a block of block_threads sorts a tile of 2^tile_log2 keys
 //! in shared memory and registers (items_per_thread consecutive keys a thread), one segment of up
 //! to a tile padded to a power of two, or several shorter ones of one power of two side by side;

@@ -153,14 +153,16 @@ std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes) 
 }
 
 // p's passes: the first pass, then one merge_stage a stage past the tile (k past the tile), and
-// the scratch laid out for them.
+// the scratch laid out for them: the keys p stores (a batched plan's rows or the array), then the
+// splits of its tiles of positions.
 void merge_out_of_place(plan& p, std::size_t key_bytes) {
   const std::size_t tiles = ((p.n - 1) >> tuning::optimized_tile_log2(key_bytes)) + 1;
   p.passes = merged_out_of_place_passes(p.log2_size, key_bytes);
   // The splits behind the keys, from the next 8-byte boundary: one a tile and one past it.
-  p.splits_offset_bytes = (p.n * key_bytes + 7) & ~std::size_t{7};
+  const std::size_t keys = p.stored_keys();
+  p.splits_offset_bytes = (keys * key_bytes + 7) & ~std::size_t{7};
   p.split_bytes = (tiles + 1) * sizeof(network::index_t);
-  p.scratch_keys = p.n + (p.split_bytes + key_bytes) / key_bytes;
+  p.scratch_keys = keys + (p.split_bytes + key_bytes) / key_bytes;
 }
 
 // The optimized plan for p.n keys, in the first of these regimes that applies:
@@ -221,7 +223,8 @@ plan make_comparator_plan(std::size_t n, std::size_t key_bytes) {
   return p;
 }
 
-plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2) {
+plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2,
+                    scratch_use scratch) {
   plan p;
   p.algo = algorithm::optimized;
   p.rows = rows;
@@ -239,16 +242,21 @@ plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2
     p.passes.push_back({pass_kind::sort_rows, step{1, 0}, step{k, 0}, k});
     return p;
   }
-  p.passes = optimized_passes(k, key_bytes, 0, false, false, 0);
   p.n = rows.count << k;
-  if ((std::size_t{1} << k) == rows.length) {
+  const bool power_of_two = (std::size_t{1} << k) == rows.length;
+  if (!power_of_two) p.row_log2 = k;
+  if (scratch == scratch_use::allowed) {  // not blocked, as merge_out_of_place's single arrays
+    merge_out_of_place(p, key_bytes);
+    return p;
+  }
+  p.passes = optimized_passes(k, key_bytes, 0, false, false, 0);
+  if (power_of_two) {
     // Blocks hold whole rows (2^k divides them).
     if (k <= block_log2 && block_log2 > tile_log2 && p.n > (std::size_t{1} << block_log2)) {
       p.blocked.push_back({0, p.passes.size(), block_log2});
     }
     return p;
   }
-  p.row_log2 = k;
   // Blocks of whole rows that hold at most 2^block_log2 keys, as few as that allows and of equal
   // rows (but the last): blocks of 2^block_log2 positions would hold as few as half as many keys,
   // twice the launches for the same work.

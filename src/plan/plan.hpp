@@ -149,12 +149,15 @@ plan make_comparator_plan(std::size_t n, std::size_t key_bytes);
 //! keys on its own, ascending under the executor's order: rows of up to a tile in one sort_rows
 //! pass; longer rows by the optimized passes of one row's length run over all rows at once
 //! (every stage's blocks stay inside a row), on rows of the next power of two positions where the
-//! length is not one (plan::row_log2: no padding in memory, no scratch). log2_size is a row's
-//! stages. With a cache block of 2^block_log2 positions (device_shape::block_log2; 0: none) that
-//! the positions exceed, the passes of rows longer than a tile run block by block (blocked
-//! passes), so that each block's keys stay in the L2 between them. Throws bitonic::error when the
-//! rows' positions exceed the largest size.
-plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2 = 0);
+//! length is not one (plan::row_log2: no padding in memory). log2_size is a row's stages. With
+//! scratch allowed, rows longer than a tile take the first pass and then one merge_stage pass a
+//! stage, alternating between the keys and a scratch of as many keys (as make_plan's merged plan
+//! for one array); else their passes run in place, and with a cache block of 2^block_log2
+//! positions (device_shape::block_log2; 0: none) that the positions exceed, block by block
+//! (blocked passes), so that each block's keys stay in the L2 between them. Throws
+//! bitonic::error when the rows' positions exceed the largest size.
+plan make_rows_plan(struct rows rows, std::size_t key_bytes, unsigned block_log2 = 0,
+                    scratch_use scratch = scratch_use::none);
 
 //! Blocked passes of this many neighbouring blocks run at once (the GPU executor puts block b on
 //! stream b % blocks_in_flight): while one block's launch ends and the next begins, the other

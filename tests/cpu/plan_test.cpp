@@ -546,6 +546,50 @@ TEST(Plan, BatchedRows) {
   }
 }
 
+// Batched plans with scratch allowed: rows of up to a tile as without; longer rows the merged
+// plan of one array (the first pass, then a merge_stage a stage, alternating so that the last
+// ends in the keys) on rows of 2^k positions, with scratch for the stored keys and the splits of
+// every tile of positions.
+TEST(Plan, BatchedRowsMerged) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+    const std::size_t tile = std::size_t{1} << tile_log2;
+    for (const std::size_t length :
+         {std::size_t{300}, tile, tile + 1, 2 * tile, 3 * tile + 7, 8 * tile, 8 * tile + 5}) {
+      const std::size_t count = 7;
+      const plan p = make_rows_plan({count, length}, key_bytes, 22, scratch_use::allowed);
+      const std::string what = "key_bytes=" + std::to_string(key_bytes) +
+                               " length=" + std::to_string(length) + '\n' + describe(p);
+      const unsigned k = network::ceil_log2(length);
+      EXPECT_EQ(p.stored_keys(), count * length) << what;
+      if (length <= tile) {
+        EXPECT_FALSE(p.needs_scratch()) << what;
+        ASSERT_EQ(p.passes.size(), 1u) << what;
+        EXPECT_EQ(p.passes[0].kind, pass_kind::sort_rows) << what;
+        continue;
+      }
+      const std::size_t padded = std::size_t{1} << k;
+      EXPECT_EQ(p.n, count * padded) << what;
+      EXPECT_EQ(p.row_log2, padded == length ? 0u : k) << what;
+      EXPECT_TRUE(p.blocked.empty()) << what;
+      ASSERT_EQ(p.passes.size(), 1 + k - tile_log2) << what;
+      EXPECT_EQ(p.passes[0].kind, pass_kind::sort_tiles) << what;
+      EXPECT_EQ(p.passes[0].last, (step{tile_log2, 0})) << what;
+      for (unsigned s = tile_log2 + 1; s <= k; ++s) {
+        const pass& ps = p.passes[s - tile_log2];
+        EXPECT_EQ(ps.kind, pass_kind::merge_stage) << what << "stage " << s;
+        EXPECT_EQ(ps.first.stage, s) << what;
+        EXPECT_TRUE(ps.to_other) << what;
+      }
+      EXPECT_EQ(memory_passes(p), p.passes.size()) << what << "ends in the keys";
+      const std::size_t tiles = p.n / tile;
+      EXPECT_GE(p.splits_offset_bytes, count * length * key_bytes) << what;
+      EXPECT_GE(p.split_bytes, (tiles + 1) * sizeof(network::index_t)) << what;
+      EXPECT_GE(p.scratch_keys * key_bytes, p.splits_offset_bytes + p.split_bytes) << what;
+    }
+  }
+}
+
 TEST(Plan, GlobalStepPlanHasOnePassPerStep) {
   const std::size_t n = (std::size_t{1} << 27) + 3;
   const plan p = make_plan(algorithm::global_step, n, 4);

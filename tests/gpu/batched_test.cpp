@@ -2,8 +2,9 @@
 // type and order, every array size 0..300, powers of two and their neighbours up to 2^17 (one
 // tile and past it: the sort_rows pass, the optimized passes of one array, on rows of missing keys
 // past the size), every distribution of tools::generate (NaN and -0.0 included); keys behind the
-// batch untouched; rows of 2 to 32 keys at every alignment (short rows); no workspace; rows past a
-// tile beyond the L2 block (blocked passes);
+// batch untouched; rows of 2 to 32 keys at every alignment (short rows); the workspace (none up
+// to a tile; past it exactly batched_workspace_bytes sorts, one byte less throws); rows past a
+// tile beyond the L2 block;
 // argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of every
 // array; refusals with the keys untouched. Seeds: test::case_seed(size, distribution), printed with
 // every failure.
@@ -163,11 +164,42 @@ TYPED_TEST(BatchedGpu, ShortRowsAtEveryAlignment) {
 
 // Arrays longer than a tile whose size is not a power of two sort in place as rows of the next
 // power of two positions (plan::plan::row_log2), no padding in memory: no workspace for any size.
-TYPED_TEST(BatchedGpu, NeedsNoWorkspace) {
+// Arrays of up to a tile sort in place; longer ones merge out of place through a scratch of as
+// many keys: exactly batched_workspace_bytes of the caller's sorts (at any alignment), one byte
+// less is refused with the size it needs and the keys untouched.
+TYPED_TEST(BatchedGpu, WorkspacePastATile) {
   using Key = TypeParam;
-  for (const std::size_t size :
-       {std::size_t{300}, std::size_t{1} << 15, (std::size_t{1} << 14) + 3, std::size_t{100003}}) {
+  const std::size_t tile = sizeof(Key) == 4 ? std::size_t{1} << 14 : std::size_t{1} << 13;
+  for (const std::size_t size : {std::size_t{300}, tile}) {
     EXPECT_EQ(batched_workspace_bytes<Key>(3, size), 0u) << "arrays of " << size;
+  }
+  for (const std::size_t size : {tile + 3, std::size_t{1} << 15, std::size_t{100003}}) {
+    const std::size_t arrays = 3, n = arrays * size;
+    const std::size_t bytes = batched_workspace_bytes<Key>(arrays, size);
+    EXPECT_GE(bytes, n * sizeof(Key)) << "arrays of " << size;
+    const std::uint64_t seed = test::case_seed(size, distribution::uniform);
+    const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
+    device_array<Key> keys(n);
+    device_buffer<std::byte> workspace(bytes + 1);
+    for (const std::size_t offset : {0u, 1u}) {
+      keys.upload(input);
+      sort_batched(keys.get(), arrays, size,
+                   {.workspace = workspace.get() + offset, .workspace_bytes = bytes});
+      EXPECT_TRUE(test::matches_reference(keys.download(),
+                                          sorted_arrays(input, arrays, size, order::ascending)))
+          << describe(tools::type_name<Key>(), arrays, size, distribution::uniform, seed,
+                      order::ascending)
+          << " workspace offset " << offset;
+    }
+    keys.upload(input);
+    EXPECT_TRUE(test::throws_error(
+        [&] {
+          sort_batched(keys.get(), arrays, size,
+                       {.workspace = workspace.get(), .workspace_bytes = bytes - 1});
+        },
+        {"workspace_bytes is " + std::to_string(bytes - 1),
+         "needs " + std::to_string(bytes) + " bytes", "batched_workspace_bytes"}));
+    EXPECT_EQ(keys.download(), input) << "arrays of " << size;
   }
 }
 

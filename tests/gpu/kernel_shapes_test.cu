@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -315,8 +316,8 @@ void expect_merge_stage(std::size_t n, unsigned stage, distribution d) {
   device_array<index_t> splits(kernels::optimized_merge::split_count<Key>(n));
   from.upload(input);
   kernels::optimized_merge::launch_stage<Key>(static_cast<const Key*>(from.get()), to.get(),
-                                              index_t{n}, stage, splits.get(), Less{},
-                                              cudaStream_t{});
+                                              index_t{n}, kernels::key_rows{n}, stage, splits.get(),
+                                              Less{}, cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<Key> expected = input;
   sort_blocks_by_words<Key, Less>(expected, stage);
@@ -381,7 +382,8 @@ void expect_two_run_merge(std::size_t a_n, std::size_t b_n, distribution d) {
   device_array<index_t> splits(merge::split_count<Key>(n));
   from.upload(input);
   merge::launch_merge<Key>(static_cast<const Key*>(from.get()), to.get(), index_t{n},
-                           merge::run_pairs::one(a_n), splits.get(), Less{}, cudaStream_t{});
+                           kernels::key_rows{n}, merge::run_pairs::one(a_n), splits.get(), Less{},
+                           cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_TRUE(same_bits(to.download(), expected))
       << "two-run merge " << tools::type_name<Key>() << " a=" << a_n << " b=" << b_n << " "
@@ -428,10 +430,11 @@ void expect_narrow_partition(std::size_t n, unsigned stage, distribution d) {
     BITONIC_CUDA_CHECK(cudaMemset(splits->get(), 0xff, count * sizeof(index_t)));
   const Key* const in = keys.get();
   const auto pairs = kernels::optimized_merge::run_pairs::stage(stage);
-  kernels::optimized_merge::launch_partition<Key, 32>(in, index_t{n}, pairs, warp.get(), Less{},
-                                                      cudaStream_t{});
-  kernels::optimized_merge::launch_partition<Key, 8>(in, index_t{n}, pairs, narrow.get(), Less{},
-                                                     cudaStream_t{});
+  const kernels::key_rows rows{n};
+  kernels::optimized_merge::launch_partition<Key, 32>(in, index_t{n}, rows, pairs, warp.get(),
+                                                      Less{}, cudaStream_t{});
+  kernels::optimized_merge::launch_partition<Key, 8>(in, index_t{n}, rows, pairs, narrow.get(),
+                                                     Less{}, cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_EQ(narrow.download(), warp.download())
       << "partition " << tools::type_name<Key>() << " n=" << n << " stage " << stage << " "
@@ -489,6 +492,50 @@ TEST(KernelShapes, InPlacePlanPastTheCache) {
   const std::size_t n = (std::size_t{2} << device.block_log2) + 12345;
   expect_plan_sorts<float, ascending_less>(n, device, "in-place plan");
   expect_plan_sorts<std::int32_t, descending_less>(n, device, "in-place plan");
+}
+
+// Batched plans of rows past a tile (plan::make_rows_plan) on the GPU executor, against std::sort
+// of every row: merged out of place (the first pass, then a merge pass a stage, each row's runs
+// merged on their own; rows of a power of two and of other lengths, whose missing keys end each
+// row's positions) and the in-place plan that sort_batched falls back to without the scratch,
+// blocked for this device's cache.
+template <class Key, class Less>
+void expect_rows_plan_sorts(plan::rows rows, plan::scratch_use scratch, distribution d) {
+  const std::size_t n = rows.count * rows.length;
+  const std::uint64_t seed = case_seed(n + rows.length, d);
+  const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  const unsigned block_log2 = api::current_device_shape(sizeof(Key)).block_log2;
+  const plan::plan p = plan::make_rows_plan(rows, sizeof(Key), block_log2, scratch);
+  ASSERT_EQ(p.needs_scratch(), scratch == plan::scratch_use::allowed) << plan::describe(p);
+  device_array<Key> keys(n), other(p.needs_scratch() ? p.scratch_keys : 0);
+  keys.upload(input);
+  dispatch::run_plan(p, keys.get(), other.get(), Less{}, cudaStream_t{});
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<Key> expected = input;
+  for (std::size_t r = 0; r < rows.count; ++r) {
+    const auto row = expected.begin() + std::ptrdiff_t(r * rows.length);
+    std::sort(row, row + std::ptrdiff_t(rows.length), Less{});
+  }
+  EXPECT_TRUE(matches_reference(keys.download(), expected))
+      << "rows plan " << tools::type_name<Key>() << " " << rows.count << " rows of " << rows.length
+      << " " << tools::to_string(d) << " seed=" << seed << "\n"
+      << plan::describe(p);
+}
+
+TEST(KernelShapes, RowsPlans) {
+  for (const plan::scratch_use scratch : {plan::scratch_use::allowed, plan::scratch_use::none}) {
+    for (const std::size_t length : {(std::size_t{1} << 14) + 1, std::size_t{40000},
+                                     std::size_t{1} << 16, std::size_t{100003}}) {
+      const plan::rows rows{((std::size_t{1} << 23) >> std::bit_width(length - 1)) | 1, length};
+      expect_rows_plan_sorts<std::int32_t, ascending_less>(rows, scratch, distribution::uniform);
+      expect_rows_plan_sorts<float, descending_less>(rows, scratch, distribution::nan);
+      expect_rows_plan_sorts<std::uint64_t, descending_less>(rows, scratch, distribution::few);
+      expect_rows_plan_sorts<double, ascending_less>(rows, scratch, distribution::organ);
+    }
+    // three rows of 8-byte keys just past two tiles: the last tile of each row holds one key
+    expect_rows_plan_sorts<std::int64_t, ascending_less>({3, (std::size_t{1} << 14) + 1}, scratch,
+                                                         distribution::uniform);
+  }
 }
 
 // The sort of small n on one cluster (optimized_cluster_sort): every shape (4..16 blocks of

@@ -1,0 +1,107 @@
+// sort_rows for short rows of any length (sort_batched): one row a thread, in registers, for the
+// rows that sort_short_rows.cuh cannot load as 16-byte vectors (a length that is not a power of
+// two, or keys not 16-byte aligned), up to tuning::staged_rows::max_row_bytes. A block's rows are
+// one contiguous run of keys: the block copies it into shared memory with coalesced loads, each
+// thread takes its row's keys from there (consecutive rows an odd number of keys apart meet no
+// bank conflicts), pads them to 2^RowLog2 with the word that sorts last, runs the network's stages
+// on its registers and puts the row back for a coalesced store. Why it is fast: each key is read
+// and written once, at the copy bandwidth, where the register tile (sort_rows.cuh) sorted a row
+// of 17 keys as 32 and transposed it twice through shared memory (0.114 ms for 2^24 int32 keys
+// against 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words as in sort_rows.cuh
+// (word_codec): one kernel per key size and padded row width.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "bitonic/bitonic.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/register_network.cuh"
+#include "kernels/tuning.hpp"
+#include "kernels/word_codec.cuh"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
+
+namespace bitonic::kernels::sort_staged_rows {
+
+using network::index_t;
+using rows::word_codec;
+using tuning = ::bitonic::tuning::staged_rows;
+
+//! `count` rows of `length` keys (as bits of W's size) at `keys`, one after the other.
+template <class W>
+struct staged_rows {
+  W* keys;
+  index_t count, length;
+};
+
+template <class W, unsigned RowLog2>
+__global__ void __launch_bounds__(tuning::block_threads)
+    staged_rows_kernel(staged_rows<W> in, word_codec<W> codec) {
+  constexpr unsigned row = 1u << RowLog2;
+  static_assert(sizeof(W) * row <= tuning::max_row_bytes, "a row fits the block's shared memory");
+  __shared__ W staged[tuning::block_threads * row];
+  wait_for_previous_pass();
+  const auto length = unsigned(in.length);
+  for (index_t first = index_t{blockIdx.x} * tuning::block_threads; first < in.count;
+       first += index_t{gridDim.x} * tuning::block_threads) {
+    const index_t rows =
+        in.count - first < tuning::block_threads ? in.count - first : tuning::block_threads;
+    W* const keys = in.keys + first * length;
+    const auto keys_n = unsigned(rows * length);
+    for (unsigned i = threadIdx.x; i < keys_n; i += tuning::block_threads)
+      staged[i] = keys[i];
+    __syncthreads();
+    W r[row];
+    const W* const mine = staged + threadIdx.x * length;
+    const bool has_row = threadIdx.x < rows;
+#pragma unroll
+    for (unsigned c = 0; c < row; ++c)
+      r[c] = has_row && c < length ? codec.encode(mine[c]) : W(~W(0));  // pads sort last
+    register_stages<RowLog2>(r, ascending_less{});
+    __syncthreads();  // every row read before any is written back
+    if (has_row) {
+#pragma unroll
+      for (unsigned c = 0; c < row; ++c)
+        if (c < length) staged[threadIdx.x * length + c] = codec.decode(r[c]);
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < keys_n; i += tuning::block_threads)
+      keys[i] = staged[i];
+    __syncthreads();  // the next rows' loads overwrite the staging
+  }
+}
+
+//! Whether rows of `length` keys of W's size are staged rows: 3 keys up to max_row_bytes (rows of
+//! 2 took longer here than on the register tile, 0.062 against 0.054 ms for 2^24 int32 keys).
+template <class W>
+bool takes(index_t length) {
+  return length >= 3 && length * sizeof(W) <= tuning::max_row_bytes;
+}
+
+//! The kernel for rows padded to 2^row_log2 keys, RowLog2 = 1.. tried in turn.
+template <class W, unsigned RowLog2 = 1>
+void launch_log2(const staged_rows<W>& in, unsigned row_log2, const word_codec<W>& codec,
+                 cudaStream_t stream) {
+  if constexpr ((sizeof(W) << RowLog2) <= tuning::max_row_bytes) {
+    if (row_log2 == RowLog2) {
+      launch_chained(staged_rows_kernel<W, RowLog2>, grid_blocks(in.count, tuning::block_threads),
+                     tuning::block_threads, 0, stream, "staged_rows_kernel launch", in, codec);
+      return;
+    }
+    return launch_log2<W, RowLog2 + 1>(in, row_log2, codec, stream);
+  }
+  throw error("bitonic: internal error: staged rows of 2^" + std::to_string(row_log2) + " keys");
+}
+
+//! Sorts each of `count` rows of `length` keys as words of W's size at `keys` (codec: their map
+//! and order), where takes<W>(length), on `stream` (only loads the kernel under a
+//! load_only_scope).
+template <class W>
+void launch(W* keys, index_t count, index_t length, const word_codec<W>& codec,
+            cudaStream_t stream) {
+  launch_log2<W>(staged_rows<W>{keys, count, length}, network::ceil_log2(length), codec, stream);
+}
+
+}  // namespace bitonic::kernels::sort_staged_rows
