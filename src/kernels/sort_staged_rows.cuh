@@ -1,14 +1,15 @@
 // sort_rows for short rows of any length (sort_batched): one row a thread, in registers, for the
 // rows that sort_short_rows.cuh cannot load as 16-byte vectors (a length that is not a power of
-// two, or keys not 16-byte aligned), up to tuning::staged_rows::max_row_bytes. A block's rows are
-// one contiguous run of keys: the block copies it into shared memory with coalesced loads, each
-// thread takes its row's keys from there (consecutive rows an odd number of keys apart meet no
-// bank conflicts), pads them to 2^RowLog2 with the word that sorts last, runs the network's stages
-// on its registers and puts the row back for a coalesced store. Why it is fast: each key is read
-// and written once, at the copy bandwidth, where the register tile (sort_rows.cuh) sorted a row
-// of 17 keys as 32 and transposed it twice through shared memory (0.114 ms for 2^24 int32 keys
-// against 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words as in sort_rows.cuh
-// (word_codec): one kernel per key size and padded row width.
+// two, keys not 16-byte aligned, or rows past 128 bytes), up to tuning::staged_rows::max_row_bytes.
+// A block's rows are one contiguous run of keys: the block copies it into shared memory with
+// coalesced loads, each thread takes its row's keys from there (consecutive rows an odd number of
+// keys apart meet no bank conflicts; past 128 bytes rows of an even length stay on the tile, see
+// `takes`), pads them to 2^RowLog2 with the word that sorts
+// last, runs the network's stages on its registers and puts the row back for a coalesced store. Why
+// it is fast: each key is read and written once, at the copy bandwidth, where the register tile
+// (sort_rows.cuh) sorted a row of 17 keys as 32 and transposed it twice through shared memory
+// (0.114 ms for 2^24 int32 keys against 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words
+// as in sort_rows.cuh (word_codec): one kernel per key size and padded row width.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,21 +37,24 @@ struct staged_rows {
   index_t count, length;
 };
 
+//! Threads (one a row) of a block of staged_rows_kernel<W, RowLog2>.
 template <class W, unsigned RowLog2>
-__global__ void __launch_bounds__(tuning::block_threads)
+inline constexpr unsigned block_threads = tuning::block_threads(sizeof(W) << RowLog2);
+
+template <class W, unsigned RowLog2>
+__global__ void __launch_bounds__(block_threads<W, RowLog2>)
     staged_rows_kernel(staged_rows<W> in, word_codec<W> codec) {
-  constexpr unsigned row = 1u << RowLog2;
-  static_assert(sizeof(W) * row <= tuning::max_row_bytes, "a row fits the block's shared memory");
-  __shared__ W staged[tuning::block_threads * row];
+  constexpr unsigned row = 1u << RowLog2, threads = block_threads<W, RowLog2>;
+  static_assert(sizeof(W) * threads * row <= tuning::stage_bytes, "the rows fit the staging");
+  __shared__ W staged[threads * row];
   wait_for_previous_pass();
   const auto length = unsigned(in.length);
-  for (index_t first = index_t{blockIdx.x} * tuning::block_threads; first < in.count;
-       first += index_t{gridDim.x} * tuning::block_threads) {
-    const index_t rows =
-        in.count - first < tuning::block_threads ? in.count - first : tuning::block_threads;
+  for (index_t first = index_t{blockIdx.x} * threads; first < in.count;
+       first += index_t{gridDim.x} * threads) {
+    const index_t rows = in.count - first < threads ? in.count - first : threads;
     W* const keys = in.keys + first * length;
     const auto keys_n = unsigned(rows * length);
-    for (unsigned i = threadIdx.x; i < keys_n; i += tuning::block_threads)
+    for (unsigned i = threadIdx.x; i < keys_n; i += threads)
       staged[i] = keys[i];
     __syncthreads();
     W r[row];
@@ -67,17 +71,21 @@ __global__ void __launch_bounds__(tuning::block_threads)
         if (c < length) staged[threadIdx.x * length + c] = codec.decode(r[c]);
     }
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < keys_n; i += tuning::block_threads)
+    for (unsigned i = threadIdx.x; i < keys_n; i += threads)
       keys[i] = staged[i];
     __syncthreads();  // the next rows' loads overwrite the staging
   }
 }
 
-//! Whether rows of `length` keys of W's size are staged rows: 3 keys up to max_row_bytes (rows of
-//! 2 took longer here than on the register tile, 0.062 against 0.054 ms for 2^24 int32 keys).
+//! Whether rows of `length` keys of W's size are staged rows: 3 keys up to 128 bytes, and odd
+//! lengths up to max_row_bytes. Rows of 2 and even lengths past 128 bytes took longer here than on
+//! the register tile (2^24 int32 keys: rows of 2 0.062 against 0.054 ms; of 48 0.122 against
+//! 0.102, of 64 0.181 against 0.081: rows an even number of keys apart share banks), and padding
+//! the staging to spread them cost the odd lengths more (17 keys 0.076 -> 0.093 ms).
 template <class W>
 bool takes(index_t length) {
-  return length >= 3 && length * sizeof(W) <= tuning::max_row_bytes;
+  const index_t bytes = length * sizeof(W);
+  return length >= 3 && (bytes <= 128 || (bytes <= tuning::max_row_bytes && length % 2 == 1));
 }
 
 //! The kernel for rows padded to 2^row_log2 keys, RowLog2 = 1.. tried in turn.
@@ -86,8 +94,9 @@ void launch_log2(const staged_rows<W>& in, unsigned row_log2, const word_codec<W
                  cudaStream_t stream) {
   if constexpr ((sizeof(W) << RowLog2) <= tuning::max_row_bytes) {
     if (row_log2 == RowLog2) {
-      launch_chained(staged_rows_kernel<W, RowLog2>, grid_blocks(in.count, tuning::block_threads),
-                     tuning::block_threads, 0, stream, "staged_rows_kernel launch", in, codec);
+      constexpr unsigned threads = block_threads<W, RowLog2>;
+      launch_chained(staged_rows_kernel<W, RowLog2>, grid_blocks(in.count, threads), threads, 0,
+                     stream, "staged_rows_kernel launch", in, codec);
       return;
     }
     return launch_log2<W, RowLog2 + 1>(in, row_log2, codec, stream);

@@ -218,13 +218,17 @@ struct short_rows {
 };
 
 //! Short rows of any length (sort_staged_rows.cuh, for sort_batched): one row a thread, a block's
-//! rows staged through shared memory (block_threads rows of up to max_row_bytes: 32 KB).
+//! rows staged through stage_bytes of shared memory: 256 rows, or 128 past 128 bytes a row
+//! (as padded to a power of two of keys).
 struct staged_rows {
-  static constexpr unsigned block_threads = 256;
-  static constexpr unsigned max_row_bytes = 128;
-  static_assert(block_threads % 32 == 0, "whole warps");
-  static_assert(block_threads * max_row_bytes <= 48 * 1024, "static shared memory");
+  static constexpr unsigned stage_bytes = 32 * 1024;
+  static constexpr unsigned max_row_bytes = 256;
+  static constexpr unsigned block_threads(unsigned padded_row_bytes) {
+    return padded_row_bytes <= 128 ? 256 : stage_bytes / padded_row_bytes;
+  }
 };
+static_assert(staged_rows::block_threads(staged_rows::max_row_bytes) % 32 == 0, "whole warps");
+static_assert(staged_rows::stage_bytes <= 48 * 1024, "static shared memory");
 
 //! Segmented sorts (segment_tiles.cuh): a block of block_threads sorts a tile of 2^tile_log2 keys
 //! in shared memory and registers (items_per_thread consecutive keys a thread), one segment of up

@@ -144,17 +144,18 @@ TEST(Sanitize, Records) {
   expect_small_record_sorts<std::int64_t, std::uint64_t>();
 }
 
-// sort_batched: rows of one tile pass (300 keys), staged short rows (5 keys, and 17 four-byte
-// keys; 300 rows: a block of 256 and a partial one), the merged passes of one row (2^15 for
-// 4-byte keys, 2^14 for 8-byte), on rows with missing keys past their size (one past a tile, and
-// three tiles and five keys: tiles of missing keys in every row).
+// sort_batched: rows of one tile pass (300 keys), staged short rows (5, 17 and 33 keys: rows
+// padded to 8 to 64 keys, 300 rows: a whole block and a partial one), the merged passes of one
+// row (2^15 for 4-byte keys, 2^14 for 8-byte), on rows with missing keys past their size (one past
+// a tile, and three tiles and five keys: tiles of missing keys in every row).
 template <class Key>
 void expect_small_batched_sorts() {
   constexpr std::size_t tile = sizeof(Key) == 4 ? std::size_t{1} << 14 : std::size_t{1} << 13;
   // 16 and 32 keys: short rows of two and four lanes (four-byte keys), of four lanes and the tile
   // (eight-byte keys).
-  for (const std::size_t size : {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{32},
-                                 std::size_t{300}, 2 * tile, tile + 1, 3 * tile + 5}) {
+  for (const std::size_t size :
+       {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{32}, std::size_t{33},
+        std::size_t{300}, 2 * tile, tile + 1, 3 * tile + 5}) {
     const std::size_t arrays = size < 1000 ? 300 : 3;
     const std::uint64_t seed = test::case_seed(size, tools::distribution::uniform);
     const std::vector<Key> input =
