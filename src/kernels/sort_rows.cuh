@@ -122,7 +122,8 @@ void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t s
 //! Sorts each of `count` rows of `length` keys (2 <= length <= a tile) of W's size at `keys`,
 //! their bits mapped by `map`, in `direction`, on `stream` (only loads the kernel under a
 //! load_only_scope); short rows in registers: of 16-128 bytes, a power of two of keys, aligned
-//! (sort_short_rows.cuh), else of up to 256 bytes through shared memory (sort_staged_rows.cuh).
+//! (sort_short_rows.cuh), else through shared memory where sort_staged_rows::takes them (3 keys
+//! to 128 bytes, odd lengths to 256).
 template <class W>
 void launch(W* keys, index_t count, index_t length, word_map map, order direction,
             cudaStream_t stream) {
