@@ -4,12 +4,12 @@
 // A block's rows are one contiguous run of keys: the block copies it into shared memory with
 // coalesced loads, each thread takes its row's keys from there (consecutive rows an odd number of
 // keys apart meet no bank conflicts; past 128 bytes rows of an even length stay on the tile, see
-// `takes`), pads them to 2^RowLog2 with the word that sorts
-// last, runs the network's stages on its registers and puts the row back for a coalesced store. Why
-// it is fast: each key is read and written once, at the copy bandwidth, where the register tile
-// (sort_rows.cuh) sorted a row of 17 keys as 32 and transposed it twice through shared memory
-// (0.114 ms for 2^24 int32 keys against 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words
-// as in sort_rows.cuh (word_codec): one kernel per key size and padded row width.
+// `takes`), pads them to 2^RowLog2 with the word that sorts last, runs the network's stages on its
+// registers and puts the row back for a coalesced store. Why it is fast: each key is read and
+// written once, at the copy bandwidth, where the register tile (sort_rows.cuh) sorted a row of 17
+// keys as 32 and transposed it twice through shared memory (0.114 ms for 2^24 int32 keys against
+// 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words as in sort_rows.cuh (word_codec): one
+// kernel per key size and padded row width.
 #pragma once
 
 #include <cuda_runtime.h>
