@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/device_fit.hpp"
+#include "kernels/tuning.hpp"
 #include "plan/plan.hpp"
 #include "runtime/device.hpp"
 #include "runtime/per_device.hpp"
@@ -108,9 +109,11 @@ void require_host_keys(const void* h_keys, std::size_t n, const char* caller) {
 
 namespace {
 plan::device_shape read_device_shape(std::size_t key_bytes) {
-  return {plan::cache_block_log2(runtime::l2_cache_bytes(), key_bytes),
-          runtime::multiprocessor_count(), kernels::cluster_sort_stages(key_bytes),
-          kernels::resident_tiles(key_bytes)};
+  plan::device_shape shape{plan::cache_block_log2(runtime::l2_cache_bytes(), key_bytes),
+                           runtime::multiprocessor_count(), kernels::cluster_sort_stages(key_bytes),
+                           kernels::resident_tiles(key_bytes)};
+  shape.split_min_log2 = tuning::sample_split_min_log2(key_bytes);
+  return shape;
 }
 }  // namespace
 

@@ -101,6 +101,8 @@ void run_network_pass(const plan::pass& ps, const plan::pass_span& span, Key* da
       break;
     case plan::pass_kind::sort_rows:
       throw error("bitonic: internal error: batched plans run on the GPU only");
+    case plan::pass_kind::split_buckets:
+      throw error("bitonic: internal error: plans that split run on the GPU only");
   }
   throw error("bitonic: internal error: run_network_pass of a merge pass");
 }

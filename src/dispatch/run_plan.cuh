@@ -20,6 +20,7 @@
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
 #include "kernels/rows.hpp"
+#include "kernels/sample_split.cuh"
 #include "kernels/shared_tiles.cuh"
 #include "network/key_order.hpp"
 #include "plan/plan.hpp"
@@ -32,6 +33,7 @@ using network::index_t;
 //! Whether the first pass of `p` can read the keys from another array than the one it sorts (a
 //! pass over tiles on all keys at once: each tile is read before it is written anywhere).
 inline bool first_pass_reads_source(const plan::plan& p) {
+  if (!p.passes.empty() && p.passes.front().kind == plan::pass_kind::split_buckets) return true;
   return !p.passes.empty() && p.passes.front().kind == plan::pass_kind::sort_tiles &&
          (p.blocked.empty() || p.blocked.front().first != 0);
 }
@@ -42,6 +44,17 @@ void require_split_memory(const plan::plan& p) {
   if (kernels::optimized_merge::split_count<Key>(p.n) * sizeof(index_t) > p.split_bytes) {
     throw error("bitonic: internal error: too little split memory for a merge");
   }
+}
+
+//! Blocks for a merge on buckets (0: one a tile): past the merges that buckets of twice the mean
+//! length take, few, since such a merge likely has no bucket to merge and its blocks return at
+//! once (a full grid of them took ~13 us at 2^27 keys, docs/PERFORMANCE.md log 57).
+inline unsigned bucket_merge_blocks(const plan::plan& p, const kernels::key_rows& rows) {
+  if (rows.buckets.count == 0) return 0;
+  const std::size_t tiles = ((p.n - 1) >> rows.buckets.tile_log2) + 1;
+  const unsigned likely_merges = network::ceil_log2(2 * tiles / p.buckets);
+  constexpr unsigned few_blocks = 1024;
+  return rows.bucket_pass <= likely_merges ? 0 : few_blocks;
 }
 
 //! Launches one pass of a plan for the library's own orders (ascending_less, descending_less on
@@ -56,8 +69,19 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
   const auto words = [](Key* k) { return reinterpret_cast<W*>(k); };
   // Where the count positions are in memory (kernels::key_rows): the keys, or a batched plan's
   // rows of 2^row_log2 positions, whose passes are these four kinds only.
-  const kernels::key_rows rows =
+  kernels::key_rows rows =
       p.row_log2 == 0 ? kernels::key_rows{count} : kernels::key_rows{p.rows.length, p.row_log2};
+  unsigned char* const split_memory =
+      reinterpret_cast<unsigned char*>(splits) - p.splits_offset_bytes + p.split_offset_bytes;
+  if (ps.on_buckets) {  // from the scratch (at) to the keys (to), bucket by bucket
+    constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
+    count = p.bucket_positions(sizeof(Key));
+    rows = kernels::key_rows{};
+    rows.buckets =
+        kernels::sample_split::split_memory::carve(split_memory, p.n, sizeof(Key), tile_log2)
+            .table();
+    rows.bucket_pass = ps.kind == plan::pass_kind::sort_tiles ? 0 : ps.first.stage - tile_log2;
+  }
   if (p.row_log2 != 0 && ps.kind != plan::pass_kind::sort_tiles &&
       ps.kind != plan::pass_kind::tile_tail && ps.kind != plan::pass_kind::gather_steps &&
       ps.kind != plan::pass_kind::merge_stage) {
@@ -99,7 +123,8 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
                                                     stage_splits, less, stream);
       } else {
         kernels::optimized_merge::launch_stage<Key>(words(at), words(to), count, rows,
-                                                    ps.first.stage, stage_splits, less, stream);
+                                                    ps.first.stage, stage_splits, less, stream,
+                                                    bucket_merge_blocks(p, rows));
       }
       break;
     }
@@ -108,6 +133,11 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       break;
     case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
       kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
+      break;
+    case plan::pass_kind::split_buckets:  // never blocked: tiles_in to the scratch (to)
+      kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
+                                               tuning::optimized<sizeof(Key)>::tile_log2, less,
+                                               stream);
       break;
     case plan::pass_kind::sort_rows:  // rows plans are never blocked
       kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,
@@ -159,7 +189,8 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
     const std::size_t count = span.count;
     ends_in_scratch = buffers.ends_in_scratch;
     if (ps.to_other && ps.kind != plan::pass_kind::merge_runs &&
-        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::sort_tiles) {
+        ps.kind != plan::pass_kind::merge_stage && ps.kind != plan::pass_kind::sort_tiles &&
+        ps.kind != plan::pass_kind::split_buckets) {
       throw error("bitonic: internal error: a pass that cannot write to the other buffer");
     }
     const bool merge = ps.kind == plan::pass_kind::merge_stage;

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "bitonic/cuda_helpers.hpp"
+#include "kernels/buckets.hpp"
 #include "network/network.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_loading.hpp"
@@ -29,20 +30,76 @@ inline unsigned grid_blocks(network::index_t items, network::index_t per_block) 
 //! 2^log2 positions, of which the first `length` are the row's keys, stored back to back (row
 //! r's from r * length): the rows' other positions are missing keys, so no row is padded in
 //! memory. A pass never reaches across rows, so each tile or group of a kernel lies in one row.
+//! The rows may also be a split's buckets (`buckets.count` != 0, a table in device memory): each
+//! bucket its own row from a tile of its own, and the pass the `bucket_pass`-th of each bucket
+//! (0 the first pass, s its s-th merge past the tile), which a bucket sorted in fewer merges
+//! skips; see bucket_step.
 struct key_rows {
   network::index_t length = 0;  //!< keys a row holds
   unsigned log2 = 63;           //!< positions a row spans (63: the whole array is one row)
+  bucket_table buckets{};       //!< count 0: not buckets
+  unsigned bucket_pass = 0;
 
   //! For the row that holds `position`: the end of its keys' positions, and where memory holds
-  //! position p of the row (at p + shift, modulo 2^64: the shift is negative past row 0).
+  //! position p of the row (at p + shift, modulo 2^64: the shift is negative past row 0); its keys
+  //! and, for buckets, the merges past the tile that sort it.
   struct span {
-    network::index_t end, shift;
+    network::index_t end, shift, length;
+    unsigned merges = 0;
   };
   __host__ __device__ span row_of(network::index_t position) const {
+    if (buckets.count != 0) return bucket_of(position);
     const network::index_t row = position >> log2;
-    return {(row << log2) + length, row * length - (row << log2)};
+    return {(row << log2) + length, row * length - (row << log2), length};
+  }
+
+  //! What a bucket's pass does: whether it runs (a bucket sorted in fewer merges than this pass's
+  //! number is done), whether it writes to the pass's nominal destination (the caller's keys) or
+  //! to the other buffer, and whether it is the bucket's last (which writes keys, not words).
+  //! Each bucket's passes alternate between the buffers so that its last lands in the keys. Rows
+  //! that are not buckets: every pass runs and writes to its destination.
+  struct bucket_step {
+    bool runs = true, to_destination = true, last = false;
+  };
+  //! Whether the pass has nothing to do on any row: a merge of buckets past the most any takes.
+  __device__ bool none_runs() const {
+    return buckets.count != 0 && bucket_pass > *buckets.most_merges;
+  }
+  __host__ __device__ bucket_step step_of(const span& row) const {
+    if (buckets.count == 0) return {};
+    return {bucket_pass <= row.merges, (row.merges - bucket_pass) % 2 == 0,
+            bucket_pass == row.merges};
+  }
+
+ private:
+  __host__ __device__ span bucket_of(network::index_t position) const {
+    const network::index_t tile = position >> buckets.tile_log2;
+    const unsigned b = buckets.tile_bucket[tile];
+    if (b == bucket_table::no_bucket) return {0, 0, 0};
+    const network::index_t first_key = buckets.key_begin[b];
+    const network::index_t first_tile = buckets.tile_begin[b];
+    const network::index_t begin = first_tile << buckets.tile_log2;
+    const network::index_t length = buckets.key_begin[b + 1] - first_key;
+    return {begin + length, first_key - begin, length,
+            bucket_table::merge_stages(buckets.tile_begin[b + 1] - first_tile)};
   }
 };
+
+//! for_each_tile, with the tile's row (key_rows::span) as run's fourth argument.
+template <unsigned TileKeys, class Run>
+__device__ void for_each_row_tile(network::index_t n, key_rows rows, Run run) {
+  const network::index_t tiles = (n + TileKeys - 1) / TileKeys;
+  for (network::index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const network::index_t position = t * TileKeys;
+    const key_rows::span row = rows.row_of(position);
+    if (position >= row.end) continue;
+    if (position + TileKeys <= row.end) {
+      run(position + row.shift, TileKeys, std::true_type{}, row);
+    } else {
+      run(position + row.shift, unsigned(row.end - position), std::false_type{}, row);
+    }
+  }
+}
 
 //! In a kernel: calls run(tile_base, tile_n, full) for every tile of TileKeys consecutive
 //! positions of `rows` in [0, n) that this block owns (grid-stride) and that holds a key:
@@ -51,17 +108,10 @@ struct key_rows {
 //! array), so each gets its own instantiation. Tiles of missing keys are skipped.
 template <unsigned TileKeys, class Run>
 __device__ void for_each_tile(network::index_t n, key_rows rows, Run run) {
-  const network::index_t tiles = (n + TileKeys - 1) / TileKeys;
-  for (network::index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const network::index_t position = t * TileKeys;
-    const key_rows::span row = rows.row_of(position);
-    if (position >= row.end) continue;
-    if (position + TileKeys <= row.end) {
-      run(position + row.shift, TileKeys, std::true_type{});
-    } else {
-      run(position + row.shift, unsigned(row.end - position), std::false_type{});
-    }
-  }
+  for_each_row_tile<TileKeys>(
+      n, rows, [&](network::index_t base, unsigned tile_n, auto full, const key_rows::span&) {
+        run(base, tile_n, full);
+      });
 }
 
 //! for_each_tile of keys[0, n): one row.

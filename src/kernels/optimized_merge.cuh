@@ -122,22 +122,31 @@ struct merge_tile {
   }
 };
 
-//! A tile of positions of key_rows: where its row's keys start in memory, how many there are, and
-//! how far into them the tile starts; no keys (length 0) for a tile of missing keys.
+//! A tile of positions of key_rows: where its row's keys start in memory, how many there are, how
+//! far into them the tile starts, and what the pass does to a split's bucket (key_rows::
+//! bucket_step); no keys (length 0) for a tile of missing keys.
 struct row_tile {
   index_t base = 0, length = 0, begin = 0;
+  key_rows::bucket_step step{};
 
   __device__ static row_tile locate(key_rows rows, index_t position) {
     const key_rows::span row = rows.row_of(position);
     row_tile r;
     if (position >= row.end) return r;
-    const index_t row_begin = row.end - rows.length;
+    const index_t row_begin = row.end - row.length;
     r.base = row_begin + row.shift;
-    r.length = rows.length;
+    r.length = row.length;
     r.begin = position - row_begin;
+    r.step = rows.step_of(row);
     return r;
   }
 };
+
+//! Whether a merge from In to Out may run a split's buckets (key_rows::bucket_step): words in and
+//! out, so that a bucket's pass may read the destination and write the source, and decode alone.
+template <class Key, class In, class Out>
+inline constexpr bool runs_buckets =
+    std::is_same_v<In, Out>&& std::is_same_v<Out, typename ordered_word<Key>::type>;
 
 //! Loads the tile's keys, the first run's a[a_lo, a_hi) and the second run's keys after its first
 //! (first - a_lo) ones, as one bitonic sequence.
@@ -148,12 +157,19 @@ __device__ void load_merge_slices(tile_type<Key>& tile, const Stored* in, const 
                in + m.b_begin + (m.first - a_lo), unsigned(m.keys - (a_hi - a_lo)), less);
 }
 
-//! Sorts the bitonic sequence load_merge_slices loaded and stores its tile_n keys at `out`.
+//! Sorts the bitonic sequence load_merge_slices loaded and stores its tile_n keys at `out`, as
+//! the keys' bits where `decode` (memory of words that a split's bucket's last pass fills).
 template <class Key, class Stored, class Less>
-__device__ void merge_and_store(tile_type<Key>& tile, Stored* out, index_t tile_n, Less less) {
+__device__ void merge_and_store(tile_type<Key>& tile, Stored* out, index_t tile_n, Less less,
+                                bool decode = false) {
   using Tile = tile_type<Key>;
   tile.template steps_from_high<int(Tile::tile_log2) - 1>(less);
   tile.template exchange<layout::registers_low, layout::registers_mid>();
+  if (decode) {
+#pragma unroll
+    for (unsigned m = 0; m < Tile::K; ++m)
+      tile.r[m] = key_bits<Key>(tile.r[m]);
+  }
   if (tile_n == Tile::keys) {
     tile.template store<layout::registers_mid, true>(out, Tile::keys);
   } else {
@@ -204,18 +220,19 @@ inline constexpr index_t partition_narrow_min_tiles = 2048;
 //! not wait on these dependent loads from DRAM.
 template <class Key, unsigned Lanes, class In, class Less>
 __global__ void __launch_bounds__(partition_threads)
-    partition_kernel(const In* in, index_t n, key_rows rows, run_pairs pairs, index_t* splits,
-                     Less less) {
+    partition_kernel(const In* in, const In* other, index_t n, key_rows rows, run_pairs pairs,
+                     index_t* splits, Less less) {
   constexpr unsigned tile_keys = tile_type<Key>::keys;
   wait_for_previous_pass();
+  if (rows.none_runs()) return;
   const index_t tiles = (n + tile_keys - 1) / tile_keys;
   const index_t groups = index_t{gridDim.x} * (partition_threads / Lanes);
   for (index_t t = (index_t{blockIdx.x} * partition_threads + threadIdx.x) / Lanes; t < tiles;
        t += groups) {
     const row_tile r = row_tile::locate(rows, t * tile_keys);
     const merge_tile m = merge_tile::locate<tile_keys>(r.length, pairs, r.begin);
-    if (m.keys == 0) continue;
-    const In* const row = in + r.base;
+    if (m.keys == 0 || !r.step.runs) continue;
+    const In* const row = (r.step.to_destination ? in : other) + r.base;
     const index_t at =
         merge_path<Key, Lanes>(row + m.a_begin, m.a_n, row + m.b_begin, m.b_n, m.first, less);
     if (threadIdx.x % Lanes == 0) splits[t] = at;
@@ -237,11 +254,20 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
   Tile tile;
   tile.smem = reinterpret_cast<typename Tile::W*>(smem_bytes);
   wait_for_previous_pass();
+  if (rows.none_runs()) return;
   for (index_t t = blockIdx.x; t * Tile::keys < n; t += gridDim.x) {
     const row_tile r = row_tile::locate(rows, t * Tile::keys);
-    if (r.length == 0) continue;  // missing keys
-    const In* const row_in = in + r.base;
-    Out* const row_out = out + r.base;
+    if (r.length == 0 || !r.step.runs) continue;  // missing keys, or a bucket already sorted
+    const In* row_in = in + r.base;
+    Out* row_out = out + r.base;
+    bool decode = false;
+    if constexpr (runs_buckets<Key, In, Out>) {
+      if (!r.step.to_destination) {
+        row_in = out + r.base;
+        row_out = const_cast<Out*>(in) + r.base;
+      }
+      decode = r.step.last;
+    }
     const index_t tile_begin = r.begin;
     if (const merge_tile m = merge_tile::locate<Tile::keys>(r.length, pairs, tile_begin);
         m.keys != 0) {
@@ -256,11 +282,17 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
               unsigned(m.keys), less);
         }
       }
-      merge_and_store(tile, row_out + tile_begin, stored, less);
+      merge_and_store(tile, row_out + tile_begin, stored, less, decode);
     } else {
       const index_t end = r.length - tile_begin < Tile::keys ? r.length : tile_begin + Tile::keys;
-      for (index_t i = tile_begin + threadIdx.x; i < end; i += Tile::threads)
-        row_out[i] = stored_of<Key, Out>(word_of<Key>(row_in[i]));
+      for (index_t i = tile_begin + threadIdx.x; i < end; i += Tile::threads) {
+        const auto word = word_of<Key>(row_in[i]);
+        if constexpr (runs_buckets<Key, In, Out>) {
+          row_out[i] = decode ? key_bits<Key>(word) : word;
+        } else {
+          row_out[i] = stored_of<Key, Out>(word);
+        }
+      }
     }
   }
 }
@@ -300,11 +332,12 @@ constexpr index_t split_count(index_t n) {
 //! partition_kernel for `pairs` of the n positions of `rows` in `in`, Lanes lanes a tile, chained
 //! on `stream`.
 template <class Key, unsigned Lanes, class In, class Less>
-void launch_partition(const In* in, index_t n, key_rows rows, run_pairs pairs, index_t* splits,
-                      Less less, cudaStream_t stream) {
+void launch_partition(const In* in, const In* other, index_t n, key_rows rows, run_pairs pairs,
+                      index_t* splits, Less less, cudaStream_t stream) {
   launch_chained(partition_kernel<Key, Lanes, In, Less>,
                  grid_blocks(split_count<Key>(n), partition_threads / Lanes), partition_threads, 0,
-                 stream, "optimized partition_kernel launch", in, n, rows, pairs, splits, less);
+                 stream, "optimized partition_kernel launch", in, other, n, rows, pairs, splits,
+                 less);
 }
 
 //! Merges the run pairs of the n positions of `rows` (key_rows{n}: in[0, n)) into out (another
@@ -312,28 +345,31 @@ void launch_partition(const In* in, index_t n, key_rows rows, run_pairs pairs, i
 //! word.
 template <class Key, class In, class Out, class Less>
 void launch_merge(const In* in, Out* out, index_t n, key_rows rows, run_pairs pairs,
-                  index_t* splits, Less less, cudaStream_t stream) {
+                  index_t* splits, Less less, cudaStream_t stream, unsigned most_blocks = 0) {
   using Tile = tile_type<Key>;
+  const In* other = nullptr;  // where a bucket's merge reads when not from `in`
+  if constexpr (runs_buckets<Key, In, Out>) other = out;
   if (split_count<Key>(n) >= partition_narrow_min_tiles) {
-    launch_partition<Key, 8>(in, n, rows, pairs, splits, less, stream);
+    launch_partition<Key, 8>(in, other, n, rows, pairs, splits, less, stream);
   } else {
-    launch_partition<Key, 32>(in, n, rows, pairs, splits, less, stream);
+    launch_partition<Key, 32>(in, other, n, rows, pairs, splits, less, stream);
   }
-  launch_on_tiles<Tile, merge_stage_kernel<Key, In, Out, Less>>(
-      n, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
+  launch_on_tiles_at_most<Tile, merge_stage_kernel<Key, In, Out, Less>>(
+      n, most_blocks, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
       "optimized merge_stage_kernel launch", in, out, n, rows, pairs,
       static_cast<const index_t*>(splits), less);
 }
 
 //! Runs stage `stage` (past the tile) on the n positions of `rows` from `in`, whose runs of
 //! 2^(stage - 1) keys (counted in each row) are sorted, to `out` (another buffer). In and Out:
-//! Key or its word, so that a plan can keep words between its passes.
+//! Key or its word, so that a plan can keep words between its passes. At most most_blocks blocks
+//! (0: no cap; see launch_on_tiles_at_most).
 template <class Key, class In, class Out, class Less>
 void launch_stage(const In* in, Out* out, index_t n, key_rows rows, unsigned stage, index_t* splits,
-                  Less less, cudaStream_t stream) {
+                  Less less, cudaStream_t stream, unsigned most_blocks = 0) {
   if (stage <= tile_type<Key>::tile_log2)
     throw error("bitonic: internal error: a merged stage within a tile");
-  launch_merge<Key>(in, out, n, rows, run_pairs::stage(stage), splits, less, stream);
+  launch_merge<Key>(in, out, n, rows, run_pairs::stage(stage), splits, less, stream, most_blocks);
 }
 
 }  // namespace bitonic::kernels::optimized_merge

@@ -155,31 +155,45 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
   typename Part::tile_type tile;
   tile.smem = reinterpret_cast<typename Part::tile_type::W*>(smem_bytes);
   wait_for_previous_pass();
-  for_each_tile<Part::tile_type::keys>(n, rows, [&](index_t base, unsigned tile_n, auto full) {
-    constexpr bool Full = decltype(full)::value;
-    if constexpr (Part::first == 1) {
-      // A partial tile's keys fit its first 2^stop positions, which stages 1..stop sort (the
-      // rest hold pads); through stage 10 each warp sorts its own keys, so warps of pads only
-      // (in rows with missing keys, most of a row's last tile) have nothing to do.
-      const unsigned stop = Full ? Part::last : partial_tile_stages(tile_n, Part::last);
-      if (!Full && stop <= 10 && (threadIdx.x / 32) * 1024 >= tile_n) return;
-      tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
+  for_each_row_tile<Part::tile_type::keys>(
+      n, rows, [&](index_t base, unsigned tile_n, auto full, const key_rows::span& row) {
+        constexpr bool Full = decltype(full)::value;
+        if constexpr (Part::first == 1) {
+          // A partial tile's keys fit its first 2^stop positions, which stages 1..stop sort (the
+          // rest hold pads); through stage 10 each warp sorts its own keys, so warps of pads only
+          // (in rows with missing keys, most of a row's last tile) have nothing to do.
+          const unsigned stop = Full ? Part::last : partial_tile_stages(tile_n, Part::last);
+          if (!Full && stop <= 10 && (threadIdx.x / 32) * 1024 >= tile_n) return;
+          tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
 #pragma unroll
-      for (unsigned m = 0; m < tile.K; ++m)
-        tile.r[m] ^= stage_code<1, lay::registers_mid>(tile, m, stop);
-      tile.template exchange<lay::registers_mid, lay::registers_low>();
-      stages<1, Part::last>(tile, less, stop);
-    } else {
-      constexpr unsigned sorted_log2 = Part::first - 1;
-      tile.template load_high_mirrored<sorted_log2, Full>(in + base, tile_n, less);
+          for (unsigned m = 0; m < tile.K; ++m)
+            tile.r[m] ^= stage_code<1, lay::registers_mid>(tile, m, stop);
+          tile.template exchange<lay::registers_mid, lay::registers_low>();
+          stages<1, Part::last>(tile, less, stop);
+        } else {
+          constexpr unsigned sorted_log2 = Part::first - 1;
+          tile.template load_high_mirrored<sorted_log2, Full>(in + base, tile_n, less);
 #pragma unroll
-      for (unsigned m = 0; m < tile.K; ++m)
-        tile.r[m] ^= stage_code<Part::first, lay::registers_high>(tile, m, Part::last);
-      stages<Part::first, Part::last, true>(tile, less);
-    }
-    tile.template exchange<lay::registers_low, lay::registers_mid>();
-    tile.template store<lay::registers_mid, Full>(keys + base, tile_n);
-  });
+          for (unsigned m = 0; m < tile.K; ++m)
+            tile.r[m] ^= stage_code<Part::first, lay::registers_high>(tile, m, Part::last);
+          stages<Part::first, Part::last, true>(tile, less);
+        }
+        tile.template exchange<lay::registers_low, lay::registers_mid>();
+        Out* out = keys;
+        if constexpr (sizeof(In) == sizeof(Out) &&
+                      std::is_same_v<Out, typename ordered_word<Key>::type>) {
+          // A split's bucket (key_rows::bucket_step): its first pass sorts in place where its
+          // merges are odd in number, and alone decodes the words where it has none.
+          const key_rows::bucket_step step = rows.step_of(row);
+          if (!step.to_destination) out = reinterpret_cast<Out*>(const_cast<In*>(in));
+          if (step.last) {
+#pragma unroll
+            for (unsigned m = 0; m < tile.K; ++m)
+              tile.r[m] = key_bits<Key>(tile.r[m]);
+          }
+        }
+        tile.template store<lay::registers_mid, Full>(out + base, tile_n);
+      });
 }
 
 //! Calls run(Part{}) with the part of the first pass that runs the pass first..last on n keys and

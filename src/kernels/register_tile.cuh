@@ -225,15 +225,24 @@ struct register_tile {
   }
 };
 
+//! launch_on_tiles with at most `most_blocks` blocks (0: no cap): a launch that likely has
+//! nothing to do (its blocks return at once) takes less time with fewer of them.
+template <class Tile, auto Kernel, class... Args>
+void launch_on_tiles_at_most(network::index_t n, unsigned most_blocks, cudaStream_t stream,
+                             const char* smem_what, const char* launch_what, Args... args) {
+  allow_dynamic_shared_memory<Kernel>(Tile::smem_bytes, smem_what);
+  const unsigned blocks = grid_blocks(n, Tile::keys);
+  launch_chained(Kernel, most_blocks != 0 && blocks > most_blocks ? most_blocks : blocks,
+                 Tile::threads, Tile::smem_bytes, stream, launch_what, args...);
+}
+
 //! Launches Kernel(args...) on `stream`, chained, with a block of Tile's threads and shared memory
 //! per tile of n keys (grid-stride past grid_blocks' cap). `smem_what` and `launch_what` name the
 //! two calls in errors.
 template <class Tile, auto Kernel, class... Args>
 void launch_on_tiles(network::index_t n, cudaStream_t stream, const char* smem_what,
                      const char* launch_what, Args... args) {
-  allow_dynamic_shared_memory<Kernel>(Tile::smem_bytes, smem_what);
-  launch_chained(Kernel, grid_blocks(n, Tile::keys), Tile::threads, Tile::smem_bytes, stream,
-                 launch_what, args...);
+  launch_on_tiles_at_most<Tile, Kernel>(n, 0, stream, smem_what, launch_what, args...);
 }
 
 }  // namespace bitonic::kernels

@@ -249,6 +249,45 @@ constexpr unsigned few_tiles_sms_per_tile = 2;
 //! The largest n a plan accepts: index math must not overflow 64 bits.
 constexpr unsigned max_log2_size = 63;
 
+//! The sample split before a sort of buckets (sample_split.cuh): `buckets` buckets cut by
+//! splitters from a sorted sample of samples_per_bucket keys a bucket (on 2^22 uniform keys the
+//! largest bucket is 1.3-1.4x the mean, by a host emulation of the test's inputs). split_blocks
+//! blocks of block_threads count and scatter a contiguous range of whole tiles each; one block of
+//! sample_threads sorts the sample, one of scan_threads sums the counts. A tile is 16 KiB of keys
+//! for both key sizes (8 a thread for 8-byte keys): a bucket's run in a tile is then ~128 bytes
+//! either way, and 16 8-byte keys a thread took the scatter to 115 registers (2 blocks an SM).
+//! The min_blocks cap registers: count at 32 on sm_90 (all split_blocks blocks resident at once
+//! on 132 SMs), scatter at 64.
+template <std::size_t KeyBytes>
+struct sample_split {
+  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static constexpr unsigned buckets_log2 = 7;
+  static constexpr unsigned buckets = 1u << buckets_log2;
+  static constexpr unsigned samples_per_bucket = 64;
+  static constexpr unsigned samples = buckets * samples_per_bucket;
+  static constexpr unsigned block_threads = 256;
+  static constexpr unsigned keys_per_thread = KeyBytes == 4 ? 16 : 8;
+  static constexpr unsigned tile_keys = block_threads * keys_per_thread;
+  static constexpr unsigned split_blocks = 1024;
+  //! Plans split from 2^min_log2 keys on (plan::device_shape::split_min_log2).
+  static constexpr unsigned min_log2 = KeyBytes == 4 ? 24 : 23;
+  static constexpr unsigned count_min_blocks = 8;
+  static constexpr unsigned scatter_min_blocks = 4;
+  static constexpr unsigned sample_threads = 1024;
+  static constexpr unsigned scan_threads = 1024;
+  static_assert(buckets >= 32 && buckets <= 256,
+                "a warp scans the buckets, whole ones a lane; a tile's slot packs a bucket in "
+                "8 bits");
+  static_assert((samples & (samples - 1)) == 0, "the sample is sorted by a network of 2^k keys");
+  static_assert(samples * KeyBytes <= 64 * 1024, "the sample fits the opt-in shared memory");
+  static_assert(tile_keys <= (1u << 24), "a key's rank in its tile packs in 24 bits");
+  static_assert(block_threads % 32 == 0 && sample_threads % 32 == 0 && scan_threads % 32 == 0 &&
+                    scan_threads <= 1024,
+                "whole warps");
+  static_assert(tile_keys * (KeyBytes + 1) <= 40 * 1024,
+                "a tile staged with its bucket bytes fits static shared memory");
+};
+
 //! f(Tuning<4>{}) or f(Tuning<8>{}): a tuning's constant for a key size known only at run time.
 template <template <std::size_t> class Tuning, class F>
 constexpr auto for_key_bytes(std::size_t key_bytes, F f) {
@@ -274,6 +313,12 @@ constexpr unsigned optimized_gather_steps_max(std::size_t key_bytes) {
 constexpr unsigned optimized_gather_full_segment_steps_max(std::size_t key_bytes) {
   return for_key_bytes<optimized>(
       key_bytes, [](auto t) { return decltype(t)::gather_full_segment_steps_max; });
+}
+constexpr unsigned sample_split_buckets(std::size_t key_bytes) {
+  return for_key_bytes<sample_split>(key_bytes, [](auto t) { return decltype(t)::buckets; });
+}
+constexpr unsigned sample_split_min_log2(std::size_t key_bytes) {
+  return for_key_bytes<sample_split>(key_bytes, [](auto t) { return decltype(t)::min_log2; });
 }
 constexpr std::size_t optimized_tile_smem_bytes(std::size_t key_bytes) {
   return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::tile_smem_bytes; });

@@ -131,6 +131,23 @@ BITONIC_HOST_DEVICE Stored stored_of(typename ordered_word<Key>::type w) {
   }
 }
 
+//! The bits of the key whose word is w, in a word: what a pass that holds words stores where it
+//! learns only at run time that it is the last one, which writes keys (a split's buckets each end
+//! at a merge of their own, kernels::key_rows::bucket_step).
+template <class Key>
+BITONIC_HOST_DEVICE typename ordered_word<Key>::type key_bits(typename ordered_word<Key>::type w) {
+  using W = typename ordered_word<Key>::type;
+  if constexpr (std::is_same_v<Key, W>) {
+    return w;
+  } else {
+    static_assert(sizeof(Key) == sizeof(W), "a key and its word are the same size");
+    const Key k = ordered_word<Key>::decode(w);
+    W bits;
+    std::memcpy(&bits, &k, sizeof bits);
+    return bits;
+  }
+}
+
 //! `less` on the words of what memory holds (Key or its word), so that a search over stored keys
 //! compares them as the kernels compare their registers.
 template <class Key, class Less>

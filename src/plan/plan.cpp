@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "kernels/buckets.hpp"
 #include "kernels/tuning.hpp"
 
 namespace bitonic::plan {
@@ -165,6 +166,33 @@ void merge_out_of_place(plan& p, std::size_t key_bytes) {
   p.scratch_keys = keys + (p.split_bytes + key_bytes) / key_bytes;
 }
 
+// p's passes where it splits first: split_buckets into the scratch, then the first pass and one
+// merge_stage a stage on_buckets, as many merges as a bucket of all n keys would take (a bucket
+// sorted in fewer skips the rest); the scratch: the keys, the splits of the buckets' tiles of
+// positions, then the split's memory.
+void split_then_merge(plan& p, std::size_t key_bytes) {
+  const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  p.buckets = tuning::sample_split_buckets(key_bytes);
+  const unsigned merges = network::ceil_log2(((p.n - 1) >> tile_log2) + 1);
+  p.passes.push_back({pass_kind::split_buckets, {}, {}, 0, 0, true});
+  pass first{
+      pass_kind::sort_tiles, step{1, 0}, step{tile_log2, 0}, tile_log2, 0, false, false, true};
+  first.on_buckets = true;
+  p.passes.push_back(first);
+  for (unsigned s = tile_log2 + 1; s <= tile_log2 + merges; ++s) {
+    pass merge{pass_kind::merge_stage, step{s, s - 1}, step{s, 0}, s, 0, false, true, true};
+    merge.on_buckets = true;
+    p.passes.push_back(merge);
+  }
+  const std::size_t tiles = p.bucket_positions(key_bytes) >> tile_log2;
+  p.splits_offset_bytes = (p.n * key_bytes + 7) & ~std::size_t{7};
+  p.split_bytes = (tiles + 1) * sizeof(network::index_t);
+  p.split_offset_bytes = p.splits_offset_bytes + p.split_bytes;
+  const std::size_t bytes =
+      p.split_offset_bytes + kernels::sample_split::split_memory::bytes(p.n, key_bytes, tile_log2);
+  p.scratch_keys = (bytes + key_bytes - 1) / key_bytes;
+}
+
 // The optimized plan for p.n keys, in the first of these regimes that applies:
 // - one cluster: n fits the blocks of a thread-block cluster, one launch (where the device has
 //   clusters for this key size);
@@ -191,6 +219,10 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
   // Scratch only where its bytes (keys and splits) are a size_t: beyond that no device has them.
   const bool scratch_addressable = p.n <= std::numeric_limits<std::size_t>::max() / 2 / key_bytes;
   if (past_cache_block && scratch == scratch_use::allowed && scratch_addressable) {
+    if (device.split_min_log2 != 0 && p.n >= std::size_t{1} << device.split_min_log2) {
+      split_then_merge(p, key_bytes);
+      return;
+    }
     // Not blocked: merges of blocks that fit the cache twice over (keys and scratch) lost
     // (docs/PERFORMANCE.md log 30).
     merge_out_of_place(p, key_bytes);
@@ -279,7 +311,13 @@ unsigned cache_block_log2(std::size_t cache_bytes, std::size_t key_bytes) {
 }
 
 unsigned pass::memory_passes() const {
+  if (kind == pass_kind::split_buckets) return 2;  // a read to count, a read and write to scatter
   return kind == pass_kind::merge_stages ? last.stage + 1 - first.stage : 1;
+}
+
+std::size_t plan::bucket_positions(std::size_t key_bytes) const {
+  const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  return std::size_t(kernels::bucket_table::max_tiles(n, buckets, tile_log2)) << tile_log2;
 }
 
 std::size_t memory_passes(const plan& p) {
@@ -360,6 +398,8 @@ std::string_view to_string(pass_kind kind) {
       return "merge_stage";
     case pass_kind::sort_rows:
       return "sort_rows";
+    case pass_kind::split_buckets:
+      return "split_buckets";
   }
   return "?";
 }
@@ -374,12 +414,15 @@ std::string describe(const plan& p) {
     out << "  " << to_string(ps.kind);
     if (ps.kind == pass_kind::merge_runs) {
       out << " runs=2^" << ps.run_log2;
+    } else if (ps.kind == pass_kind::split_buckets) {
+      out << " buckets=" << p.buckets;
     } else {
       out << " (" << ps.first.stage << ',' << ps.first.distance_log2 << ")..(" << ps.last.stage
           << ',' << ps.last.distance_log2 << ')';
       if (ps.span_log2 != 0) out << " span=2^" << ps.span_log2;
     }
     if (ps.to_other) out << " to other buffer";
+    if (ps.on_buckets) out << " on buckets";
     if (ps.reads_words || ps.writes_words) {
       out << (ps.reads_words ? " words" : " keys") << " -> "
           << (ps.writes_words ? "words" : "keys");

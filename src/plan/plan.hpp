@@ -13,21 +13,24 @@
 namespace bitonic::plan {
 
 enum class pass_kind {
-  global_step,   //!< one network step over all keys
-  block_steps,   //!< consecutive steps local to blocks of 2^span_log2 keys, in global memory (V1)
-  tile_steps,    //!< consecutive steps local to tiles of 2^span_log2 keys, in shared memory (V2)
-  merge_runs,    //!< merge neighbouring sorted runs of 2^run_log2 keys into runs of twice that
-  sort_tiles,    //!< optimized: stages from first to last on tiles of 2^span_log2 keys in
-                 //!< registers (the first pass, or one of its two parts in plans for few tiles)
-  tile_tail,     //!< optimized: a stage's last steps, local to tiles of 2^span_log2 keys (a
-                 //!< tile's or a warp's) in registers
-  gather_steps,  //!< optimized: several steps of one stage wider than a tile, in one pass
-  cluster_sort,  //!< optimized: every stage of up to 2^span_log2 keys on one cluster of blocks
-  merge_stages,  //!< optimized: whole stages past a tile, one pass each, on all the tiles of
-                 //!< 2^span_log2 keys at once (merge path, then a bitonic merge per tile)
-  merge_stage,   //!< optimized: one whole stage past a tile from one buffer into the other
-                 //!< (merge path, then a bitonic merge per tile)
-  sort_rows,     //!< batched: every row of plan::rows sorted on its own, rows of up to a tile
+  global_step,    //!< one network step over all keys
+  block_steps,    //!< consecutive steps local to blocks of 2^span_log2 keys, in global memory (V1)
+  tile_steps,     //!< consecutive steps local to tiles of 2^span_log2 keys, in shared memory (V2)
+  merge_runs,     //!< merge neighbouring sorted runs of 2^run_log2 keys into runs of twice that
+  sort_tiles,     //!< optimized: stages from first to last on tiles of 2^span_log2 keys in
+                  //!< registers (the first pass, or one of its two parts in plans for few tiles)
+  tile_tail,      //!< optimized: a stage's last steps, local to tiles of 2^span_log2 keys (a
+                  //!< tile's or a warp's) in registers
+  gather_steps,   //!< optimized: several steps of one stage wider than a tile, in one pass
+  cluster_sort,   //!< optimized: every stage of up to 2^span_log2 keys on one cluster of blocks
+  merge_stages,   //!< optimized: whole stages past a tile, one pass each, on all the tiles of
+                  //!< 2^span_log2 keys at once (merge path, then a bitonic merge per tile)
+  merge_stage,    //!< optimized: one whole stage past a tile from one buffer into the other
+                  //!< (merge path, then a bitonic merge per tile)
+  sort_rows,      //!< batched: every row of plan::rows sorted on its own, rows of up to a tile
+  split_buckets,  //!< optimized: the keys cut into plan::buckets buckets by a sample's splitters
+                  //!< and written bucket by bucket to the scratch (kernels/sample_split.cuh),
+                  //!< for passes on_buckets to sort each bucket on its own
 };
 
 struct pass {
@@ -43,6 +46,11 @@ struct pass {
   //! pass: plans that merge out of place keep words from the first pass to the last merge.
   bool reads_words = false;
   bool writes_words = false;
+  //! Runs on the buckets of the split_buckets pass before it, each bucket its own array (a first
+  //! pass, or the s-th merge past the tile), from the scratch to the keys or back, bucket by
+  //! bucket, so that every bucket's last pass lands in the keys (kernels::key_rows::bucket_step);
+  //! a bucket sorted in fewer merges skips the later ones.
+  bool on_buckets = false;
 
   //! Number of network steps the pass runs (0 for merge_runs).
   network::index_t steps() const;
@@ -85,6 +93,12 @@ struct plan {
   //! (8-byte words, one a tile), and how many bytes they have there (0: no merge_stage pass).
   std::size_t splits_offset_bytes = 0, split_bytes = 0;
   bool needs_scratch() const { return scratch_keys != 0; }
+  //! Plans that split first (split_buckets): the buckets, and where in the scratch (bytes from
+  //! its start) the split keeps its memory (sample_split::memory_bytes), behind the splits.
+  unsigned buckets = 0;
+  std::size_t split_offset_bytes = 0;
+  //! Positions the passes on_buckets run on: every bucket from a tile of its own.
+  std::size_t bucket_positions(std::size_t key_bytes) const;
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
   struct rows rows;                     //!< batched plans only
   //! Batched plans of rows longer than a tile whose length is not a power of two: the passes run
@@ -123,6 +137,10 @@ struct device_shape {
   //! blocked passes, the stages whose runs fit that many tiles run as merge_stages, one pass
   //! each.
   unsigned resident_tiles = 0;
+  //! From 2^split_min_log2 keys on (0: never), a plan with scratch allowed cuts the keys into
+  //! buckets by a sample first (split_buckets), then sorts each bucket by the first pass and the
+  //! merges out of place: fewer merges than one array of n keys takes.
+  unsigned split_min_log2 = 0;
 };
 
 //! Whether an optimized plan may use a scratch buffer of n keys.
@@ -130,7 +148,8 @@ enum class scratch_use {
   none,     //!< in place
   allowed,  //!< where the keys exceed a cache block (device_shape::block_log2), every stage past
             //!< the tile is one merge_stage pass, alternating between the keys and the scratch
-            //!< (2^27 four-byte keys: 14 passes instead of 32)
+            //!< (2^27 four-byte keys: 14 passes instead of 32), after a split into buckets from
+            //!< device_shape::split_min_log2 on
 };
 
 //! Turns (algorithm, n, key size) into passes. `algo` must not be automatic (resolve it first).
@@ -181,15 +200,19 @@ struct pass_span {
 
 //! The buffers a pass works on: it reads the keys where they are (the caller's or, where
 //! span.in_scratch, the scratch) and writes them there or, where ps.to_other, to the other one.
+//! Passes on_buckets: from the scratch to the keys, which each bucket's passes swap as they
+//! alternate (kernels::key_rows::bucket_step), its last landing in the keys.
 template <class T>
 struct pass_buffers {
   T* from;
   T* to;
   bool ends_in_scratch;  //!< after the pass, the keys are in the scratch
   pass_buffers(const pass& ps, const pass_span& span, T* keys, T* scratch)
-      : from(span.in_scratch ? scratch : keys),
-        to(ps.to_other ? (span.in_scratch ? keys : scratch) : from),
-        ends_in_scratch(span.in_scratch != ps.to_other) {}
+      : from(ps.on_buckets || span.in_scratch ? scratch : keys),
+        to(ps.on_buckets ? keys
+           : ps.to_other ? (span.in_scratch ? keys : scratch)
+                         : from),
+        ends_in_scratch(!ps.on_buckets && span.in_scratch != ps.to_other) {}
 };
 
 //! Calls run(pass, span) for every pass in the order the executors run them: blocked passes

@@ -11,6 +11,7 @@
 
 #include "api/options.hpp"
 #include "common_test.hpp"
+#include "kernels/buckets.hpp"
 #include "kernels/tuning.hpp"
 
 namespace bitonic::plan {
@@ -417,6 +418,62 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
     EXPECT_FALSE(
         make_plan(algorithm::optimized, std::size_t{1} << 27, key_bytes, {}, scratch_use::allowed)
             .needs_scratch());
+  }
+}
+
+// Plans that split first (device_shape::split_min_log2): the split into the scratch, then the
+// first pass and as many merges as a bucket of all n keys would take, all on the buckets, from the
+// scratch to the keys (each bucket's passes end in the keys: nothing is copied back); the scratch
+// holds the keys, the splits of the buckets' tiles of positions, then the split's memory. Below
+// split_min_log2 or without scratch: the plans of before.
+TEST(Plan, SplitsFirstFromItsSize) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+    device_shape h100{key_bytes == 4 ? 22u : 21u, 132, 0, 264};
+    h100.split_min_log2 = 24;
+    for (const std::size_t n : {std::size_t{1} << 24, (std::size_t{1} << 27) + 5}) {
+      const plan p = make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed);
+      const std::string where = describe(p);
+      ASSERT_EQ(p.passes.front().kind, pass_kind::split_buckets) << where;
+      EXPECT_TRUE(p.passes.front().to_other) << where;
+      EXPECT_EQ(p.buckets, tuning::sample_split_buckets(key_bytes)) << where;
+      const std::size_t tiles = ((n - 1) >> tile_log2) + 1;
+      ASSERT_EQ(p.passes.size(), network::ceil_log2(tiles) + 2) << where;
+      EXPECT_EQ(p.passes[1].kind, pass_kind::sort_tiles) << where;
+      EXPECT_EQ(p.passes[1].last, (step{tile_log2, 0})) << where;
+      for (std::size_t i = 1; i < p.passes.size(); ++i) {
+        const pass& ps = p.passes[i];
+        EXPECT_TRUE(ps.on_buckets && ps.writes_words && !ps.to_other) << where << i;
+        if (i == 1) continue;
+        EXPECT_EQ(ps.kind, pass_kind::merge_stage) << where;
+        EXPECT_EQ(ps.first, (step{unsigned(tile_log2 + i - 1), unsigned(tile_log2 + i - 2)}))
+            << where;
+        EXPECT_TRUE(ps.reads_words) << where;
+      }
+      const std::size_t positions = p.bucket_positions(key_bytes);
+      EXPECT_EQ(positions, (tiles + p.buckets) << tile_log2) << where;
+      EXPECT_GE(p.splits_offset_bytes, n * key_bytes) << where;
+      EXPECT_GE(p.split_offset_bytes, p.splits_offset_bytes + 8 * (positions >> tile_log2))
+          << where;
+      EXPECT_GE(p.scratch_keys * key_bytes,
+                p.split_offset_bytes +
+                    kernels::sample_split::split_memory::bytes(n, key_bytes, tile_log2))
+          << where;
+      char keys = 0, scratch = 0;
+      bool ends_in_scratch = true;
+      for_each_pass(p, [&](const pass& ps, const pass_span& span) {
+        const pass_buffers<char> buffers(ps, span, &keys, &scratch);
+        EXPECT_EQ(buffers.from, ps.on_buckets ? &scratch : &keys) << where;
+        EXPECT_EQ(buffers.to, ps.on_buckets ? &keys : &scratch) << where;
+        ends_in_scratch = buffers.ends_in_scratch;
+      });
+      EXPECT_FALSE(ends_in_scratch) << where;
+    }
+    for (const plan& p : {make_plan(algorithm::optimized, (std::size_t{1} << 24) - 1, key_bytes,
+                                    h100, scratch_use::allowed),
+                          make_plan(algorithm::optimized, std::size_t{1} << 27, key_bytes, h100)}) {
+      EXPECT_NE(p.passes.front().kind, pass_kind::split_buckets) << describe(p);
+    }
   }
 }
 

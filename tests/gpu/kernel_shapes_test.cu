@@ -431,10 +431,12 @@ void expect_narrow_partition(std::size_t n, unsigned stage, distribution d) {
   const Key* const in = keys.get();
   const auto pairs = kernels::optimized_merge::run_pairs::stage(stage);
   const kernels::key_rows rows{n};
-  kernels::optimized_merge::launch_partition<Key, 32>(in, index_t{n}, rows, pairs, warp.get(),
-                                                      Less{}, cudaStream_t{});
-  kernels::optimized_merge::launch_partition<Key, 8>(in, index_t{n}, rows, pairs, narrow.get(),
-                                                     Less{}, cudaStream_t{});
+  kernels::optimized_merge::launch_partition<Key, 32>(in, static_cast<const Key*>(nullptr),
+                                                      index_t{n}, rows, pairs, warp.get(), Less{},
+                                                      cudaStream_t{});
+  kernels::optimized_merge::launch_partition<Key, 8>(in, static_cast<const Key*>(nullptr),
+                                                     index_t{n}, rows, pairs, narrow.get(), Less{},
+                                                     cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_EQ(narrow.download(), warp.download())
       << "partition " << tools::type_name<Key>() << " n=" << n << " stage " << stage << " "
@@ -481,6 +483,29 @@ TEST(KernelShapes, ScratchPlans) {
     expect_scratch_plan_sorts<float, ascending_less>((std::size_t{1} << 19) + 77, d);
     expect_scratch_plan_sorts<double, ascending_less>((std::size_t{1} << 18) + 5, d);
     expect_scratch_plan_sorts<double, descending_less>((std::size_t{1} << 19) + 77, d);
+  }
+}
+
+// Whole plans that split first (plan::device_shape::split_min_log2, with a cache block of 2^16
+// keys so that small inputs have them), against std::sort: buckets of one tile (whose first pass
+// decodes), of a few tiles (odd and even numbers of merges in one plan, later merges skipped)
+// and, all keys equal, one bucket of all of them (every merge); every distribution, both orders.
+template <class Key, class Less>
+void expect_split_bucket_plan_sorts(std::size_t n, distribution d) {
+  plan::device_shape device{16};
+  device.split_min_log2 = 17;
+  expect_plan_sorts<Key, Less>(n, device, "split plan", plan::scratch_use::allowed, d);
+}
+
+TEST(KernelShapes, SplitBucketPlans) {
+  for (const std::size_t n :
+       {(std::size_t{1} << 17) + 1, (std::size_t{1} << 21) + 333, (std::size_t{1} << 23) - 5}) {
+    for (const distribution d : tools::all_distributions) {
+      expect_split_bucket_plan_sorts<std::int32_t, ascending_less>(n, d);
+      expect_split_bucket_plan_sorts<float, descending_less>(n, d);
+      expect_split_bucket_plan_sorts<std::int64_t, descending_less>(n, d);
+      expect_split_bucket_plan_sorts<double, ascending_less>(n, d);
+    }
   }
 }
 
@@ -611,6 +636,11 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
                                                     distribution::few);
   expect_scratch_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 18) + 1);
   expect_scratch_plan_sorts<double, ascending_less>((std::size_t{1} << 17) + 5);  // words
+  // The split plans: the split's four kernels, then buckets of one to eight tiles.
+  expect_split_bucket_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 19) + 7,
+                                                                distribution::uniform);
+  expect_split_bucket_plan_sorts<double, ascending_less>((std::size_t{1} << 17) + 1,
+                                                         distribution::nan);
   expect_narrow_partition<std::int64_t, descending_less>(5 * tuning::optimized<8>::tile_keys + 9,
                                                          tuning::optimized<8>::tile_log2 + 2,
                                                          distribution::few);

@@ -1,0 +1,122 @@
+// Buckets of a split (sample_split.cuh): the keys cut into ranges such that, under the sort's
+// order, no key of a bucket sorts after a key of a later bucket, so that sorting every bucket on
+// its own sorts the whole array. The split writes the table into device memory; the first pass
+// and the merges read it as the rows they run on (kernels::key_rows), each bucket starting at a
+// tile of positions of its own.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "bitonic/order.hpp"  // BITONIC_HOST_DEVICE
+#include "kernels/tuning.hpp"
+#include "network/network.hpp"
+
+namespace bitonic::kernels {
+
+//! The table of buckets in device memory, as the passes after a split read it.
+struct bucket_table {
+  using index_t = network::index_t;
+  //! tile_bucket's entry for a tile past the last bucket's.
+  static constexpr unsigned no_bucket = ~0u;
+
+  unsigned count = 0;      //!< buckets
+  unsigned tile_log2 = 0;  //!< a tile of positions is 2^tile_log2 (the merges' tile)
+  //! [count + 1]: bucket b holds keys [key_begin[b], key_begin[b + 1]) of the split's output;
+  //! key_begin[count] is n.
+  const index_t* key_begin = nullptr;
+  //! [count + 1]: bucket b's positions are the tiles [tile_begin[b], tile_begin[b + 1]),
+  //! ceil(length / 2^tile_log2) of them (none for an empty bucket); its key i at position
+  //! (tile_begin[b] << tile_log2) + i, the rest of its last tile missing keys.
+  const index_t* tile_begin = nullptr;
+  //! [max_tiles(n, count, tile_log2)]: the bucket of tile t, no_bucket from tile_begin[count] on.
+  const unsigned* tile_bucket = nullptr;
+  //! [1]: the most merges past a tile that a bucket takes (merge_stages of its tiles): a merge
+  //! pass past it has nothing to do, and its blocks return at once.
+  const unsigned* most_merges = nullptr;
+
+  //! Tiles of positions that the buckets of n keys can span: every bucket's last tile may be
+  //! partial.
+  BITONIC_HOST_DEVICE static constexpr index_t max_tiles(index_t n, unsigned buckets,
+                                                         unsigned tile_log2) {
+    return ((n + (index_t{1} << tile_log2) - 1) >> tile_log2) + buckets;
+  }
+
+  //! Merge stages past a tile that a bucket of `tiles` tiles takes to be sorted: ceil(log2 tiles).
+  BITONIC_HOST_DEVICE static constexpr unsigned merge_stages(index_t tiles) {
+    return network::ceil_log2(tiles);
+  }
+};
+
+namespace sample_split {
+
+using network::index_t;
+
+//! The device scratch of a split apart from its output: the splitters, the counts of every
+//! (bucket, block) (later their first output indices) and the table's arrays, carved from one
+//! 8-byte aligned allocation of bytes() bytes in that order.
+struct split_memory {
+  void* splitters = nullptr;        //!< [buckets - 1] words, breadth-first
+  index_t* counts = nullptr;        //!< [buckets * split_blocks], bucket-major
+  index_t* key_begin = nullptr;     //!< [buckets + 1]
+  index_t* tile_begin = nullptr;    //!< [buckets + 1]
+  index_t* lengths = nullptr;       //!< [buckets]: the count kernel's sums
+  unsigned* tile_bucket = nullptr;  //!< [tiles]
+  unsigned* most_merges = nullptr;  //!< [1]
+  unsigned buckets = 0;
+  unsigned tile_log2 = 0;
+  index_t tiles = 0;  //!< bucket_table::max_tiles(n, buckets, tile_log2)
+
+  //! Bytes of scratch for a split of n keys of key_bytes bytes into buckets of tiles of
+  //! 2^tile_log2 positions.
+  static std::size_t bytes(index_t n, std::size_t key_bytes, unsigned tile_log2) {
+    const shape s = shape_of(n, key_bytes, tile_log2);
+    return s.tile_bucket_offset + round_up((s.tiles + 1) * sizeof(unsigned));
+  }
+
+  //! The arrays within `memory` (8-byte aligned, bytes() long) for the same arguments.
+  static split_memory carve(void* memory, index_t n, std::size_t key_bytes, unsigned tile_log2) {
+    const shape s = shape_of(n, key_bytes, tile_log2);
+    unsigned char* const base = static_cast<unsigned char*>(memory);
+    split_memory m;
+    m.splitters = base;
+    m.counts = reinterpret_cast<index_t*>(base + s.counts_offset);
+    m.key_begin = reinterpret_cast<index_t*>(base + s.key_begin_offset);
+    m.tile_begin = m.key_begin + (s.buckets + 1);
+    m.lengths = m.tile_begin + (s.buckets + 1);
+    m.tile_bucket = reinterpret_cast<unsigned*>(base + s.tile_bucket_offset);
+    m.most_merges = m.tile_bucket + s.tiles;
+    m.buckets = s.buckets;
+    m.tile_log2 = tile_log2;
+    m.tiles = s.tiles;
+    return m;
+  }
+
+  //! The table the split fills, as the passes after it read it.
+  bucket_table table() const {
+    return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, most_merges};
+  }
+
+ private:
+  struct shape {
+    unsigned buckets;
+    index_t tiles;
+    std::size_t counts_offset, key_begin_offset, tile_bucket_offset;
+  };
+  static constexpr std::size_t round_up(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+  static shape shape_of(index_t n, std::size_t key_bytes, unsigned tile_log2) {
+    const auto [buckets, blocks] = tuning::for_key_bytes<tuning::sample_split>(
+        key_bytes, [](auto t) -> std::pair<unsigned, unsigned> {
+          return {decltype(t)::buckets, decltype(t)::split_blocks};
+        });
+    shape s{buckets, bucket_table::max_tiles(n, buckets, tile_log2), 0, 0, 0};
+    s.counts_offset = round_up(std::size_t{buckets - 1} * 8);  // words of up to 8 bytes
+    s.key_begin_offset = s.counts_offset + std::size_t{buckets} * blocks * sizeof(index_t);
+    s.tile_bucket_offset = s.key_begin_offset + (3 * std::size_t{buckets} + 2) * sizeof(index_t);
+    return s;
+  }
+};
+
+}  // namespace sample_split
+
+}  // namespace bitonic::kernels

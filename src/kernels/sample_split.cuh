@@ -1,0 +1,377 @@
+// The sample split: the partition step of a sample sort, for arrays past the L2. It cuts n keys
+// into B buckets such that, under the sort's order, no key of a bucket sorts after a key of a
+// later bucket, writes the keys bucket by bucket into another buffer and fills a bucket_table
+// (buckets.hpp) saying where each bucket is; sorting every bucket on its own then sorts the whole.
+// Four chained launches, all on the device (no host synchronisation, so a graph can capture it):
+// - sample_kernel: one block sorts B * samples_per_bucket keys from fixed positions with the
+//   network (network.hpp) in shared memory and keeps every samples_per_bucket-th as a splitter,
+//   stored breadth-first (Eytzinger): a key's bucket is then a branch-free descent of log2 B
+//   levels whose nodes sit side by side in shared memory (a sorted array's binary search put a
+//   level's probes in one or two banks: 8-way conflicts).
+// - count_kernel: one read of the keys; each block counts its range's keys a bucket with plain
+//   shared-memory atomics (warp aggregation by __match_any_sync was ~5x slower; both probed:
+//   docs/PERFORMANCE.md, "Past the L2, split first").
+// - scan_kernel: one block turns the counts into each (bucket, block)'s first output index and
+//   writes the table.
+// - scatter_kernel: one read and one write of the keys; each block ranks a tile's keys by bucket
+//   (a counting sort in shared memory) and writes each bucket's run of the tile coalesced.
+// At 2^27 keys this replaces 6 merge passes: 13 merge stages past a tile become 7 over buckets of
+// ~2^20 keys.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "kernels/buckets.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+#include "network/network.hpp"
+
+namespace bitonic::kernels::sample_split {
+
+using network::index_t;
+
+template <class Key>
+using word_t = typename ordered_word<Key>::type;
+
+//! The blocks that count and scatter n keys: one per tile up to split_blocks, each owning a
+//! contiguous range of whole tiles (the last tile of the array may be partial).
+template <class Tuning>
+struct block_ranges {
+  index_t n = 0;
+  unsigned blocks = 1;
+
+  __host__ __device__ static block_ranges of(index_t n) {
+    const index_t tiles = (n + Tuning::tile_keys - 1) / Tuning::tile_keys;
+    return {
+        n, unsigned(tiles < 1 ? 1 : (tiles < Tuning::split_blocks ? tiles : Tuning::split_blocks))};
+  }
+  //! Block g's first key (g = blocks: n): its tiles are spread as evenly as whole tiles allow.
+  __host__ __device__ index_t begin(unsigned g) const {
+    const index_t tiles = (n + Tuning::tile_keys - 1) / Tuning::tile_keys;
+    const index_t q = tiles / blocks, r = tiles % blocks;
+    const index_t key = (g * q + (g < r ? g : r)) * Tuning::tile_keys;
+    return key < n ? key : n;
+  }
+};
+
+//! A warp's exclusive prefix sum of `value` over its lanes (all 32 must call); `total` gets the
+//! sum of all lanes.
+template <class T>
+__device__ T warp_exclusive_scan(T value, T& total) {
+  const unsigned lane = threadIdx.x % 32;
+  T inclusive = value;
+#pragma unroll
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const T other = __shfl_up_sync(~0u, inclusive, d);
+    if (lane >= d) inclusive += other;
+  }
+  total = __shfl_sync(~0u, inclusive, 31);
+  return inclusive - value;
+}
+
+//! The bucket of word w: the descent through the breadth-first splitters `tree` (2^Levels - 1 of
+//! them), to the right where w is not less than a node, so that a key equal to a splitter goes to
+//! the bucket after it.
+template <unsigned Levels, class W, class Less>
+__device__ __forceinline__ unsigned bucket_of(W w, const W* tree, Less less) {
+  unsigned i = 0;
+#pragma unroll
+  for (unsigned level = 0; level < Levels; ++level)
+    i = 2 * i + 1 + unsigned(!less(w, tree[i]));
+  return i - ((1u << Levels) - 1);
+}
+
+//! Copies the splitters from global into shared memory (the whole block; synchronises).
+template <class Tuning, class W>
+__device__ void load_splitters(W* tree, const W* splitters) {
+  for (unsigned i = threadIdx.x; i < Tuning::buckets - 1; i += blockDim.x)
+    tree[i] = splitters[i];
+  __syncthreads();
+}
+
+//! Loads a tile's keys from tile[0, tile_n): a thread's key k from tile[k * threads + thread],
+//! so that a warp's loads are consecutive, every address an immediate offset of one pointer;
+//! keys past tile_n are left alone.
+template <class Tuning, class Key>
+__device__ __forceinline__ void load_tile(Key (&keys)[Tuning::keys_per_thread], const Key* tile,
+                                          unsigned tile_n) {
+  const Key* const at = tile + threadIdx.x;
+#pragma unroll
+  for (unsigned k = 0; k < Tuning::keys_per_thread; ++k) {
+    if (k * Tuning::block_threads + threadIdx.x < tile_n) keys[k] = at[k * Tuning::block_threads];
+  }
+}
+
+//! Calls run(keys, tile_n) for every tile of this block's range of `ranges` in turn, its tile_n
+//! keys loaded by load_tile.
+template <class Tuning, class Key, class Run>
+__device__ void for_each_range_tile(const Key* in, block_ranges<Tuning> ranges, Run run) {
+  const index_t end = ranges.begin(blockIdx.x + 1);
+  for (index_t base = ranges.begin(blockIdx.x); base < end; base += Tuning::tile_keys) {
+    const unsigned tile_n =
+        unsigned(end - base < Tuning::tile_keys ? end - base : Tuning::tile_keys);
+    Key keys[Tuning::keys_per_thread];
+    load_tile<Tuning>(keys, in + base, tile_n);
+    run(keys, tile_n);
+  }
+}
+
+//! One block: sorts the words of `samples` keys at fixed, evenly spread positions and writes the
+//! buckets - 1 splitters breadth-first: node i of level l (i = 2^l - 1 + p) is the in-order
+//! splitter (2p + 1) * 2^(levels - 1 - l) - 1, splitter j the sample's ((j + 1) *
+//! samples_per_bucket - 1)-th word. Fewer keys than samples are sampled several times each.
+template <class Key, class Less>
+__global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_threads)
+    sample_kernel(const Key* in, index_t n, split_memory m, Less less) {
+  using T = tuning::sample_split<sizeof(Key)>;
+  using W = word_t<Key>;
+  static_assert(T::samples % T::sample_threads == 0, "whole rounds of samples");
+  constexpr unsigned rounds = T::samples / T::sample_threads;
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  W* const sample = reinterpret_cast<W*>(smem_bytes);
+  W* const splitters = static_cast<W*>(m.splitters);
+  wait_for_previous_pass();
+  // The sums the count kernel adds to, and the most merges the scan kernel raises.
+  for (unsigned b = threadIdx.x; b < T::buckets; b += T::sample_threads)
+    m.lengths[b] = 0;
+  if (threadIdx.x == 0) *m.most_merges = 0;
+  // Sample i at floor(i * n / samples) plus half a stride, as q/r so that nothing overflows; a
+  // thread's loads all in flight at once.
+  const index_t q = n / T::samples, r = n % T::samples;
+  W words[rounds];
+#pragma unroll
+  for (unsigned k = 0; k < rounds; ++k) {
+    const index_t i = threadIdx.x + k * T::sample_threads;
+    words[k] = n == 0 ? W{} : word_of<Key>(in[i * q + (i * r) / T::samples + q / 2]);
+  }
+#pragma unroll
+  for (unsigned k = 0; k < rounds; ++k)
+    sample[threadIdx.x + k * T::sample_threads] = words[k];
+  __syncthreads();
+  constexpr unsigned sample_log2 = network::ceil_log2(T::samples);
+  for (network::step s{1, 0}; s.stage <= sample_log2; s = s.next()) {
+    const auto mask = unsigned(s.partner_mask());
+    for (unsigned c = threadIdx.x; c < T::samples / 2; c += T::sample_threads) {
+      const unsigned lower = s.lower_index<unsigned>(c);
+      network::compare_exchange(sample[lower], sample[lower ^ mask], less);
+    }
+    __syncthreads();
+  }
+  for (unsigned node = threadIdx.x; node < T::buckets - 1; node += T::sample_threads) {
+    const unsigned level = network::ceil_log2(node + 2) - 1;  // floor(log2(node + 1))
+    const unsigned p = node + 1 - (1u << level);
+    const unsigned j = ((2 * p + 1) << (T::buckets_log2 - 1 - level)) - 1;
+    splitters[node] = sample[(j + 1) * T::samples_per_bucket - 1];
+  }
+}
+
+//! count_kernel's blocks an SM must hold: Tuning::count_min_blocks on sm_90 (its SMs hold 2048
+//! threads), whatever the registers allow elsewhere (__launch_bounds__ warns where the blocks'
+//! threads exceed an SM's).
+template <class Tuning>
+constexpr unsigned count_min_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+  return Tuning::count_min_blocks;
+#else
+  return 1;
+#endif
+}
+
+//! Block g of the grid: counts[b * blocks + g] = the keys of its range in bucket b.
+template <class Key, class Less>
+__global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
+                                  count_min_blocks<tuning::sample_split<sizeof(Key)>>())
+    count_kernel(const Key* in, block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
+                 const word_t<Key>* splitters, index_t* counts, index_t* lengths, Less less) {
+  using T = tuning::sample_split<sizeof(Key)>;
+  using W = word_t<Key>;
+  __shared__ W tree[T::buckets - 1];
+  __shared__ unsigned histogram[T::buckets];
+  wait_for_previous_pass();
+  for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
+    histogram[b] = 0;
+  load_splitters<T>(tree, splitters);
+  for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+      if (k * T::block_threads + threadIdx.x < tile_n)
+        atomicAdd(&histogram[bucket_of<T::buckets_log2>(word_of<Key>(keys[k]), tree, less)], 1u);
+    }
+  });
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads) {
+    counts[index_t{b} * ranges.blocks + blockIdx.x] = histogram[b];
+    if (histogram[b] != 0) {
+      static_assert(sizeof(index_t) == sizeof(unsigned long long), "64-bit atomics");
+      atomicAdd(reinterpret_cast<unsigned long long*>(&lengths[b]),
+                static_cast<unsigned long long>(histogram[b]));
+    }
+  }
+}
+
+//! Block b of `buckets` blocks: bucket b's entries of the table (its first key and tile, the
+//! bucket of each of its tiles, and the most merges a bucket takes), and each (b, block)'s first
+//! output index in place of its count. A block a bucket, so that the scan runs on as many SMs:
+//! on one it took ~0.1 ms at 2^27 keys (1024 blocks of counts).
+template <class Tuning>
+__global__ void __launch_bounds__(Tuning::scan_threads)
+    scan_kernel(index_t n, unsigned blocks, split_memory m) {
+  static_assert(Tuning::buckets <= Tuning::scan_threads, "a thread a bucket's length");
+  static_assert(Tuning::split_blocks <= Tuning::scan_threads, "a thread a block's count");
+  constexpr unsigned warps = Tuning::scan_threads / 32;
+  __shared__ index_t warp_sums[3][warps];
+  const unsigned b = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  wait_for_previous_pass();
+  const auto tiles_of = [&](index_t length) {
+    return (length + (index_t{1} << m.tile_log2) - 1) >> m.tile_log2;
+  };
+  // The keys and tiles of the buckets before b, and this block's count, in one block-wide sum.
+  const index_t length = threadIdx.x < Tuning::buckets ? m.lengths[threadIdx.x] : 0;
+  index_t part[3] = {threadIdx.x < b ? length : 0, threadIdx.x < b ? tiles_of(length) : 0,
+                     threadIdx.x < blocks ? m.counts[index_t{b} * blocks + threadIdx.x] : 0};
+  index_t before[3];
+#pragma unroll
+  for (unsigned k = 0; k < 3; ++k) {
+    index_t total;
+    before[k] = warp_exclusive_scan(part[k], total);
+    if (lane == 0) warp_sums[k][warp] = total;
+  }
+  __syncthreads();
+  index_t key_base = 0, tile_base = 0, warps_before = 0;
+  for (unsigned w = 0; w < warps; ++w) {
+    key_base += warp_sums[0][w];
+    tile_base += warp_sums[1][w];
+    if (w < warp) warps_before += warp_sums[2][w];
+  }
+  if (threadIdx.x < blocks)
+    m.counts[index_t{b} * blocks + threadIdx.x] = key_base + warps_before + before[2];
+  const index_t bucket_tiles = tiles_of(m.lengths[b]);
+  if (threadIdx.x == 0) {
+    m.key_begin[b] = key_base;
+    m.tile_begin[b] = tile_base;
+    atomicMax(m.most_merges, bucket_table::merge_stages(bucket_tiles));
+    if (b + 1 == gridDim.x) {
+      m.key_begin[b + 1] = n;
+      m.tile_begin[b + 1] = tile_base + bucket_tiles;
+    }
+  }
+  for (index_t t = threadIdx.x; t < bucket_tiles; t += Tuning::scan_threads)
+    m.tile_bucket[tile_base + t] = b;
+  if (b + 1 == gridDim.x) {  // the tiles past the last bucket's
+    for (index_t t = tile_base + bucket_tiles + threadIdx.x; t < m.tiles; t += Tuning::scan_threads)
+      m.tile_bucket[t] = bucket_table::no_bucket;
+  }
+}
+
+//! Block g of the grid writes its range's keys to out, each bucket's at the output indices the
+//! scan gave (b, g): a tile at a time, each key ranked within its bucket by a shared atomic, the
+//! tile laid out bucket by bucket in shared memory (a counting sort), then copied out with
+//! consecutive threads on consecutive positions, so that a bucket's run is written coalesced.
+template <class Key, class Less>
+__global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
+                                  tuning::sample_split<sizeof(Key)>::scatter_min_blocks)
+    scatter_kernel(const Key* in, Key* out, block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
+                   const word_t<Key>* splitters, const index_t* offsets, Less less) {
+  using T = tuning::sample_split<sizeof(Key)>;
+  using W = word_t<Key>;
+  constexpr unsigned per_lane = T::buckets / 32;
+  __shared__ W tree[T::buckets - 1];
+  __shared__ unsigned histogram[T::buckets];
+  __shared__ unsigned tile_start[T::buckets];  // a bucket's first position in the staged tile
+  __shared__ index_t shift[T::buckets];        // output index - staged position, a bucket
+  __shared__ Key staged[T::tile_keys];
+  __shared__ unsigned char staged_bucket[T::tile_keys];
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  wait_for_previous_pass();
+  for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
+    histogram[b] = 0;
+  // Warp 0's lanes keep the running output indices of per_lane consecutive buckets each.
+  index_t next[per_lane]{};
+  if (warp == 0) {
+#pragma unroll
+    for (unsigned k = 0; k < per_lane; ++k)
+      next[k] = offsets[index_t{lane * per_lane + k} * ranges.blocks + blockIdx.x];
+  }
+  load_splitters<T>(tree, splitters);
+  for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
+    unsigned slot[T::keys_per_thread];  // rank within the bucket << 8 | bucket
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+      if (k * T::block_threads + threadIdx.x < tile_n) {
+        const unsigned b = bucket_of<T::buckets_log2>(word_of<Key>(keys[k]), tree, less);
+        slot[k] = atomicAdd(&histogram[b], 1u) << 8 | b;
+      }
+    }
+    __syncthreads();
+    if (warp == 0) {
+      unsigned counts[per_lane], sum = 0;
+#pragma unroll
+      for (unsigned k = 0; k < per_lane; ++k) {
+        counts[k] = histogram[lane * per_lane + k];
+        sum += counts[k];
+      }
+      unsigned total;
+      unsigned start = warp_exclusive_scan(sum, total);
+#pragma unroll
+      for (unsigned k = 0; k < per_lane; ++k) {
+        const unsigned b = lane * per_lane + k;
+        tile_start[b] = start;
+        shift[b] = next[k] - start;  // modulo 2^64
+        next[k] += counts[k];
+        start += counts[k];
+        histogram[b] = 0;  // for the next tile: its atomics come after two more barriers
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+      if (k * T::block_threads + threadIdx.x < tile_n) {
+        const unsigned b = slot[k] & 0xffu, at = tile_start[b] + (slot[k] >> 8);
+        staged[at] = keys[k];
+        staged_bucket[at] = static_cast<unsigned char>(b);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+      const unsigned at = k * T::block_threads + threadIdx.x;
+      if (at < tile_n) out[shift[staged_bucket[at]] + at] = staged[at];
+    }
+    __syncthreads();  // the staged tile is read before the next one overwrites it
+  });
+}
+
+//! Splits in[0, n) (n >= 1) into the buckets of tuning::sample_split<sizeof(Key)> under `less` on
+//! the keys' words: writes the keys to out (another buffer, n keys) bucket by bucket, the same
+//! bits as in, and the table to `memory` (split_memory::bytes(n, sizeof(Key), tile_log2) bytes,
+//! 8-byte aligned; split_memory::carve(...).table() reads it). Four launches chained on
+//! `stream`; nothing is allocated or waited for on the host.
+template <class Key, class Less>
+void launch_split(const Key* in, Key* out, index_t n, void* memory, unsigned tile_log2, Less less,
+                  cudaStream_t stream) {
+  using T = tuning::sample_split<sizeof(Key)>;
+  using W = word_t<Key>;
+  const split_memory m = split_memory::carve(memory, n, sizeof(Key), tile_log2);
+  const auto ranges = block_ranges<T>::of(n);
+  W* const splitters = static_cast<W*>(m.splitters);
+  constexpr std::size_t sample_bytes = std::size_t{T::samples} * sizeof(W);
+  allow_dynamic_shared_memory<sample_kernel<Key, Less>>(
+      sample_bytes, "cudaFuncSetAttribute(sample_split sample_kernel shared memory)");
+  launch_chained(sample_kernel<Key, Less>, 1, T::sample_threads, sample_bytes, stream,
+                 "sample_split sample_kernel launch", in, n, m, less);
+  launch_chained(count_kernel<Key, Less>, ranges.blocks, T::block_threads, 0, stream,
+                 "sample_split count_kernel launch", in, ranges, static_cast<const W*>(splitters),
+                 m.counts, m.lengths, less);
+  launch_chained(scan_kernel<T>, T::buckets, T::scan_threads, 0, stream,
+                 "sample_split scan_kernel launch", n, ranges.blocks, m);
+  launch_chained(scatter_kernel<Key, Less>, ranges.blocks, T::block_threads, 0, stream,
+                 "sample_split scatter_kernel launch", in, out, ranges,
+                 static_cast<const W*>(splitters), static_cast<const index_t*>(m.counts), less);
+}
+
+}  // namespace bitonic::kernels::sample_split

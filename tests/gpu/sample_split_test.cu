@@ -1,0 +1,301 @@
+// The sample split (kernels/sample_split.cuh) against what a split must be, for 4- and 8-byte
+// keys in both orders: its output a permutation of its input (compared as sorted bits), the input
+// untouched, the table consistent with itself (key_begin from 0 to n, every bucket's tiles, every
+// tile's bucket up to max_tiles), no key of a bucket after a key of a later bucket under the order
+// on words, and on uniform keys the largest bucket within 1.5x the mean. Sizes from one key to
+// blocks of several tiles; uniform, sorted, reverse, equal, three and eight distinct values, and
+// NaNs of both signs, infinities and signed zeros (extremes for integers). Also replayed from a
+// CUDA graph.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common_test.hpp"
+#include "device_memory.hpp"
+#include "kernels/buckets.hpp"
+#include "kernels/sample_split.cuh"
+#include "kernels/tuning.hpp"
+#include "network/key_order.hpp"
+
+namespace bitonic::test {
+namespace {
+
+using network::index_t;
+namespace split = kernels::sample_split;
+
+//! The inputs a split meets: tools' distributions, and three distinct values (fewer than the
+//! buckets and the sample's runs: most splitters equal).
+enum class input { uniform, sorted, reverse, equal, three, few, special };
+constexpr input all_inputs[] = {input::uniform, input::sorted, input::reverse, input::equal,
+                                input::three,   input::few,    input::special};
+
+const char* to_string(input i) {
+  constexpr const char* names[] = {"uniform", "sorted", "reverse", "equal",
+                                   "three",   "few",    "special"};
+  return names[static_cast<int>(i)];
+}
+
+std::uint64_t input_seed(std::size_t n, input i) {
+  return case_seed(n, distribution::uniform) + 1000 + static_cast<std::uint64_t>(i);
+}
+
+template <class Key>
+std::vector<Key> make_input(std::size_t n, input i, std::uint64_t seed) {
+  switch (i) {
+    case input::uniform:
+      return tools::generate<Key>(n, distribution::uniform, seed);
+    case input::sorted:
+      return tools::generate<Key>(n, distribution::sorted, seed);
+    case input::reverse:
+      return tools::generate<Key>(n, distribution::reverse, seed);
+    case input::equal:
+      return tools::generate<Key>(n, distribution::equal, seed);
+    case input::few:
+      return tools::generate<Key>(n, distribution::few, seed);
+    case input::special:
+      return tools::generate<Key>(n, distribution::nan, seed);
+    case input::three:
+      break;
+  }
+  const std::vector<Key> values = tools::generate<Key>(3, distribution::uniform, seed);
+  std::mt19937_64 rng(seed);
+  std::vector<Key> keys(n);
+  for (Key& k : keys)
+    k = values[rng() % 3];
+  return keys;
+}
+
+//! The keys' bits as unsigned integers, sorted: equal exactly for permutations of each other.
+template <class Key>
+auto sorted_bits(const std::vector<Key>& keys) {
+  using U = std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>;
+  std::vector<U> bits(keys.size());
+  if (!keys.empty()) std::memcpy(bits.data(), keys.data(), keys.size() * sizeof(Key));
+  std::sort(bits.begin(), bits.end());
+  return bits;
+}
+
+//! What a split left on the device, copied back.
+template <class Key>
+struct split_result {
+  std::vector<Key> out, in;
+  std::vector<index_t> key_begin, tile_begin;
+  std::vector<unsigned> tile_bucket;
+};
+
+template <class T>
+std::vector<T> copy_back(const T* device, std::size_t count) {
+  std::vector<T> host(count);
+  BITONIC_CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+//! A split's device buffers for n keys of type Key.
+template <class Key>
+struct split_buffers {
+  std::size_t n;
+  unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
+  device_array<Key> in, out;
+  device_array<std::uint64_t> memory;  // 8-byte aligned
+
+  explicit split_buffers(std::size_t count)
+      : n(count),
+        in(count),
+        out(count),
+        memory((split::split_memory::bytes(count, sizeof(Key), tile_log2) + 7) / 8) {}
+
+  split::split_memory carved() const {
+    return split::split_memory::carve(memory.get(), n, sizeof(Key), tile_log2);
+  }
+
+  template <class Less>
+  void launch(cudaStream_t stream) {
+    split::launch_split(static_cast<const Key*>(in.get()), out.get(), index_t{n}, memory.get(),
+                        tile_log2, Less{}, stream);
+  }
+
+  split_result<Key> download(cudaStream_t stream) const {
+    BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const split::split_memory m = carved();
+    return {out.download(), in.download(), copy_back(m.key_begin, m.buckets + 1),
+            copy_back(m.tile_begin, m.buckets + 1), copy_back(m.tile_bucket, m.tiles)};
+  }
+};
+
+template <class Key, class Less>
+bool words_less(Key a, Key b) {
+  return Less{}(ordered_word<Key>::encode(a), ordered_word<Key>::encode(b));
+}
+
+//! Checks everything a split must satisfy; returns the largest bucket over the mean.
+template <class Key, class Less>
+double expect_split_result(const std::vector<Key>& input, const split_result<Key>& r,
+                           unsigned tile_log2, const std::string& what) {
+  constexpr unsigned buckets = tuning::sample_split<sizeof(Key)>::buckets;
+  const std::size_t n = input.size();
+  EXPECT_EQ(std::memcmp(r.in.data(), input.data(), n * sizeof(Key)), 0)
+      << what << ": input changed";
+  EXPECT_TRUE(sorted_bits(r.out) == sorted_bits(input)) << what << ": output not a permutation";
+
+  // The table: key_begin from 0 to n, nondecreasing; tile_begin its tiles; tile_bucket each
+  // tile's bucket, no_bucket past the last.
+  EXPECT_EQ(r.key_begin.front(), 0u) << what;
+  EXPECT_EQ(r.key_begin.back(), n) << what;
+  EXPECT_EQ(r.tile_begin.front(), 0u) << what;
+  std::vector<unsigned> tile_bucket(kernels::bucket_table::max_tiles(n, buckets, tile_log2),
+                                    kernels::bucket_table::no_bucket);
+  EXPECT_EQ(r.tile_bucket.size(), tile_bucket.size()) << what;
+  index_t largest = 0;
+  for (unsigned b = 0; b < buckets; ++b) {
+    if (r.key_begin[b + 1] < r.key_begin[b] || r.key_begin[b + 1] > n) {
+      ADD_FAILURE() << what << ": key_begin[" << b + 1 << "] = " << r.key_begin[b + 1] << " after "
+                    << r.key_begin[b];
+      return 0;
+    }
+    const index_t length = r.key_begin[b + 1] - r.key_begin[b];
+    largest = std::max(largest, length);
+    const index_t tiles = (length + (index_t{1} << tile_log2) - 1) >> tile_log2;
+    if (r.tile_begin[b + 1] != r.tile_begin[b] + tiles ||
+        r.tile_begin[b + 1] > tile_bucket.size()) {
+      ADD_FAILURE() << what << ": bucket " << b << " of " << length << " keys at tiles ["
+                    << r.tile_begin[b] << ", " << r.tile_begin[b + 1] << ")";
+      return 0;
+    }
+    std::fill(tile_bucket.begin() + std::ptrdiff_t(r.tile_begin[b]),
+              tile_bucket.begin() + std::ptrdiff_t(r.tile_begin[b + 1]), b);
+  }
+  EXPECT_TRUE(r.tile_bucket == tile_bucket) << what << ": tile_bucket";
+
+  // Order between buckets: the greatest key of each non-empty bucket not after the least of the
+  // next non-empty one, both under the order on words.
+  const auto before = words_less<Key, Less>;
+  bool have_previous = false;
+  Key previous_greatest{};
+  for (unsigned b = 0; b < buckets; ++b) {
+    const auto first = r.out.begin() + std::ptrdiff_t(r.key_begin[b]),
+               last = r.out.begin() + std::ptrdiff_t(r.key_begin[b + 1]);
+    if (first == last) continue;
+    const Key least = *std::min_element(first, last, before);
+    if (have_previous && before(least, previous_greatest)) {
+      ADD_FAILURE() << what << ": bucket " << b << " holds a key before one of an earlier bucket";
+      return 0;
+    }
+    previous_greatest = *std::max_element(first, last, before);
+    have_previous = true;
+  }
+  return double(largest) / (double(n) / buckets);
+}
+
+template <class Key, class Less>
+std::string describe(std::size_t n, input i, std::uint64_t seed) {
+  std::ostringstream s;
+  s << "split " << tools::type_name<Key>() << " n=" << n << " " << to_string(i) << " "
+    << (std::is_same_v<Less, ascending_less> ? "ascending" : "descending") << " seed=" << seed;
+  return s.str();
+}
+
+//! Splits one input on the default stream and checks the result; returns the largest bucket
+//! over the mean.
+template <class Key, class Less>
+double expect_split(std::size_t n, input i) {
+  const std::uint64_t seed = input_seed(n, i);
+  const std::vector<Key> keys = make_input<Key>(n, i, seed);
+  split_buffers<Key> buffers(n);
+  buffers.in.upload(keys);
+  buffers.template launch<Less>(cudaStream_t{});
+  BITONIC_CUDA_CHECK(cudaGetLastError());
+  return expect_split_result<Key, Less>(keys, buffers.download(cudaStream_t{}), buffers.tile_log2,
+                                        describe<Key, Less>(n, i, seed));
+}
+
+//! Every input in both orders at sizes around a tile (2048 or 4096 keys), below the sample (8192
+//! keys: positions sampled more than once) and of one tile a block (2^20 + 3: the last of
+//! three keys).
+template <class Key>
+void expect_splits_all_inputs() {
+  constexpr std::size_t tile = tuning::sample_split<sizeof(Key)>::tile_keys;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{1000}, std::size_t{2047},
+                              std::size_t{2049}, std::size_t{4095}, std::size_t{4096},
+                              std::size_t{4097}, 3 * tile + 5, (std::size_t{1} << 20) + 3}) {
+    for (const input i : all_inputs) {
+      expect_split<Key, ascending_less>(n, i);
+      expect_split<Key, descending_less>(n, i);
+    }
+  }
+}
+
+TEST(SampleSplit, FourByteKeys) {
+  expect_splits_all_inputs<std::int32_t>();
+  expect_splits_all_inputs<float>();
+}
+
+TEST(SampleSplit, EightByteKeys) {
+  expect_splits_all_inputs<std::int64_t>();
+  expect_splits_all_inputs<double>();
+}
+
+// Large inputs: 2^22 uniform keys (all split_blocks blocks, one tile each for 4-byte keys, two
+// for 8-byte ones) in both orders, their largest bucket within 1.5x the mean; and 3 * 2^21 + 7
+// uniform and equal keys (one to four tiles a block, the last partial), so that a block's
+// running offsets move on between tiles. (Few inputs: the host's checks of 2^22 keys take ~1 s.)
+template <class Key>
+void expect_large_splits() {
+  const std::size_t n = std::size_t{1} << 22;
+  for (const double ratio : {expect_split<Key, ascending_less>(n, input::uniform),
+                             expect_split<Key, descending_less>(n, input::uniform)}) {
+    std::printf("split %s n=%zu uniform: largest bucket %.3f x the mean\n",
+                std::string(tools::type_name<Key>()).c_str(), n, ratio);
+    EXPECT_LE(ratio, 1.5) << tools::type_name<Key>() << " n=" << n;
+  }
+  const std::size_t odd = 3 * (std::size_t{1} << 21) + 7;
+  expect_split<Key, descending_less>(odd, input::uniform);
+  expect_split<Key, ascending_less>(odd, input::equal);
+}
+
+TEST(SampleSplit, LargeInputs) {
+  expect_large_splits<std::int32_t>();
+  expect_large_splits<float>();
+  expect_large_splits<std::int64_t>();
+  expect_large_splits<double>();
+}
+
+// Captured in a CUDA graph on a stream of its own and replayed twice (the input uploaded again
+// before each): the split synchronises with nothing on the host.
+TEST(SampleSplit, CapturedInGraph) {
+  using Key = float;
+  const std::size_t n = (std::size_t{1} << 18) + 5;
+  const std::uint64_t seed = input_seed(n, input::special);
+  const std::vector<Key> keys = make_input<Key>(n, input::special, seed);
+  split_buffers<Key> buffers(n);
+  cuda_stream stream;
+  buffers.launch<descending_less>(stream.get());  // kernels loaded before the capture
+  BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  cudaGraph_t graph = nullptr;
+  BITONIC_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  buffers.launch<descending_less>(stream.get());
+  BITONIC_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+  cudaGraphExec_t exec = nullptr;
+  BITONIC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    buffers.in.upload(keys, stream.get());
+    BITONIC_CUDA_CHECK(cudaMemsetAsync(buffers.out.get(), 0, n * sizeof(Key), stream.get()));
+    BITONIC_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
+    expect_split_result<Key, descending_less>(
+        keys, buffers.download(stream.get()), buffers.tile_log2,
+        describe<Key, descending_less>(n, input::special, seed) + " replay " +
+            std::to_string(replay));
+  }
+  BITONIC_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  BITONIC_CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
+}  // namespace
+}  // namespace bitonic::test
