@@ -4,19 +4,20 @@
 // (buckets.hpp) saying where each bucket is; sorting every bucket on its own then sorts the whole.
 // Four chained launches, all on the device (no host synchronisation, so a graph can capture it):
 // - sample_kernel: one block sorts B * samples_per_bucket keys from fixed positions with the
-//   network (network.hpp) in shared memory and keeps every samples_per_bucket-th as a splitter,
-//   stored breadth-first (Eytzinger): a key's bucket is then a branch-free descent of log2 B
-//   levels whose nodes sit side by side in shared memory (a sorted array's binary search put a
-//   level's probes in one or two banks: 8-way conflicts).
+//   network (network.hpp; in registers, by shuffles and, 15 steps of 91, through shared memory)
+//   and keeps every samples_per_bucket-th as a splitter, stored breadth-first (Eytzinger): a
+//   key's bucket is then a branch-free descent of log2 B levels whose nodes sit side by side in
+//   shared memory (a sorted array's binary search put a level's probes in one or two banks:
+//   8-way conflicts).
 // - count_kernel: one read of the keys; each block counts its range's keys a bucket with plain
-//   shared-memory atomics (warp aggregation by __match_any_sync was ~5x slower; both probed:
-//   docs/PERFORMANCE.md, "Past the L2, split first").
-// - scan_kernel: one block turns the counts into each (bucket, block)'s first output index and
-//   writes the table.
+//   shared-memory atomics (warp aggregation by __match_any_sync was ~5x slower) and adds its
+//   counts to the buckets' lengths.
+// - scan_kernel: a block a bucket turns the bucket's counts into each block's first output index
+//   and writes the bucket's entries of the table.
 // - scatter_kernel: one read and one write of the keys; each block ranks a tile's keys by bucket
 //   (a counting sort in shared memory) and writes each bucket's run of the tile coalesced.
 // At 2^27 keys this replaces 6 merge passes: 13 merge stages past a tile become 7 over buckets of
-// ~2^20 keys.
+// ~2^20 keys (docs/PERFORMANCE.md log 57, with the probes before it).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -121,6 +122,85 @@ __device__ void for_each_range_tile(const Key* in, block_ranges<Tuning> ranges, 
   }
 }
 
+//! Stores (Store) or loads a thread's Rounds consecutive words at `at` in 16-byte pieces, so that
+//! a warp's accesses of 32 such runs are conflict-free.
+template <unsigned Rounds, class W>
+__device__ __forceinline__ void store_words(W* at, const W (&v)[Rounds]) {
+  static_assert(Rounds * sizeof(W) % 16 == 0, "whole 16-byte pieces");
+  if constexpr (sizeof(W) == 4) {
+#pragma unroll
+    for (unsigned k = 0; k < Rounds / 4; ++k)
+      reinterpret_cast<uint4*>(at)[k] = make_uint4(unsigned(v[4 * k]), unsigned(v[4 * k + 1]),
+                                                   unsigned(v[4 * k + 2]), unsigned(v[4 * k + 3]));
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < Rounds / 2; ++k)
+      reinterpret_cast<ulonglong2*>(at)[k] = make_ulonglong2(v[2 * k], v[2 * k + 1]);
+  }
+}
+template <unsigned Rounds, class W>
+__device__ __forceinline__ void load_words(W (&v)[Rounds], const W* at) {
+  if constexpr (sizeof(W) == 4) {
+#pragma unroll
+    for (unsigned k = 0; k < Rounds / 4; ++k) {
+      const uint4 x = reinterpret_cast<const uint4*>(at)[k];
+      v[4 * k] = W(x.x), v[4 * k + 1] = W(x.y), v[4 * k + 2] = W(x.z), v[4 * k + 3] = W(x.w);
+    }
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < Rounds / 2; ++k) {
+      const ulonglong2 x = reinterpret_cast<const ulonglong2*>(at)[k];
+      v[2 * k] = W(x.x), v[2 * k + 1] = W(x.y);
+    }
+  }
+}
+
+//! Sorts the block's Rounds * blockDim.x words, thread t holding positions t * Rounds + r in v[r],
+//! by the network's steps (network.hpp: each pairs position i with i ^ partner_mask, the lower one
+//! keeping the lesser word): steps within a thread's words in registers, within a warp's by
+//! shuffles, the rest through `smem` (a word a position) between two barriers. 15 of the 91 steps
+//! of 2^13 words need the block: one barrier each step took 75 us in all (log 57).
+template <unsigned Log2, unsigned Rounds, class W, class Less>
+__device__ void sort_block_words(W (&v)[Rounds], W* smem, Less less) {
+  constexpr unsigned register_bits = network::ceil_log2(Rounds), warp_bits = register_bits + 5;
+  static_assert(Rounds == 1u << register_bits, "a power of two of words a thread");
+  const unsigned base = threadIdx.x * Rounds;
+#pragma unroll
+  for (unsigned stage = 1; stage <= Log2; ++stage) {
+#pragma unroll
+    for (unsigned d = stage; d-- > 0;) {
+      const network::step st{stage, d};
+      const auto mask = unsigned(st.partner_mask());
+      constexpr unsigned in_thread = Rounds - 1;
+      W other[Rounds];
+      if (d < register_bits) {
+#pragma unroll
+        for (unsigned r = 0; r < Rounds; ++r)
+          other[r] = v[r ^ mask];
+      } else if (d < warp_bits) {
+#pragma unroll
+        for (unsigned r = 0; r < Rounds; ++r)
+          other[r] = __shfl_xor_sync(~0u, v[r ^ (mask & in_thread)], mask >> register_bits);
+      } else {
+        store_words(smem + base, v);
+        __syncthreads();
+        W partner[Rounds];
+        load_words(partner, smem + (base ^ (mask & ~in_thread)));
+#pragma unroll
+        for (unsigned r = 0; r < Rounds; ++r)
+          other[r] = partner[r ^ (mask & in_thread)];
+        __syncthreads();  // every load before the next step's stores
+      }
+#pragma unroll
+      for (unsigned r = 0; r < Rounds; ++r) {
+        const bool lower = ((base + r) >> d & 1u) == 0;
+        const bool other_less = less(other[r], v[r]), less_other = less(v[r], other[r]);
+        if (lower ? other_less : less_other) v[r] = other[r];
+      }
+    }
+  }
+}
+
 //! One block: sorts the words of `samples` keys at fixed, evenly spread positions and writes the
 //! buckets - 1 splitters breadth-first: node i of level l (i = 2^l - 1 + p) is the in-order
 //! splitter (2p + 1) * 2^(levels - 1 - l) - 1, splitter j the sample's ((j + 1) *
@@ -146,22 +226,12 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_thre
   W words[rounds];
 #pragma unroll
   for (unsigned k = 0; k < rounds; ++k) {
-    const index_t i = threadIdx.x + k * T::sample_threads;
+    const index_t i = threadIdx.x * rounds + k;
     words[k] = n == 0 ? W{} : word_of<Key>(in[i * q + (i * r) / T::samples + q / 2]);
   }
-#pragma unroll
-  for (unsigned k = 0; k < rounds; ++k)
-    sample[threadIdx.x + k * T::sample_threads] = words[k];
+  sort_block_words<network::ceil_log2(T::samples)>(words, sample, less);
+  store_words(sample + threadIdx.x * rounds, words);
   __syncthreads();
-  constexpr unsigned sample_log2 = network::ceil_log2(T::samples);
-  for (network::step s{1, 0}; s.stage <= sample_log2; s = s.next()) {
-    const auto mask = unsigned(s.partner_mask());
-    for (unsigned c = threadIdx.x; c < T::samples / 2; c += T::sample_threads) {
-      const unsigned lower = s.lower_index<unsigned>(c);
-      network::compare_exchange(sample[lower], sample[lower ^ mask], less);
-    }
-    __syncthreads();
-  }
   for (unsigned node = threadIdx.x; node < T::buckets - 1; node += T::sample_threads) {
     const unsigned level = network::ceil_log2(node + 2) - 1;  // floor(log2(node + 1))
     const unsigned p = node + 1 - (1u << level);
