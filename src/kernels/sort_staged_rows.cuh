@@ -85,7 +85,8 @@ __global__ void __launch_bounds__(block_threads<W, RowLog2>)
 template <class W>
 bool takes(index_t length) {
   const index_t bytes = length * sizeof(W);
-  return length >= 3 && (bytes <= 128 || (bytes <= tuning::max_row_bytes && length % 2 == 1));
+  return length >= 3 && (bytes <= tuning::any_length_row_bytes ||
+                         (bytes <= tuning::max_row_bytes && length % 2 == 1));
 }
 
 //! The kernel for rows padded to 2^row_log2 keys, RowLog2 = 1.. tried in turn.

@@ -222,9 +222,12 @@ struct short_rows {
 //! (as padded to a power of two of keys).
 struct staged_rows {
   static constexpr unsigned stage_bytes = 32 * 1024;
+  //! Rows of any length up to any_length_row_bytes; past it up to max_row_bytes, odd lengths only
+  //! (sort_staged_rows::takes).
+  static constexpr unsigned any_length_row_bytes = 128;
   static constexpr unsigned max_row_bytes = 256;
   static constexpr unsigned block_threads(unsigned padded_row_bytes) {
-    return padded_row_bytes <= 128 ? 256 : stage_bytes / padded_row_bytes;
+    return padded_row_bytes <= any_length_row_bytes ? 256 : stage_bytes / padded_row_bytes;
   }
 };
 static_assert(staged_rows::block_threads(staged_rows::max_row_bytes) % 32 == 0, "whole warps");
@@ -253,11 +256,11 @@ constexpr unsigned max_log2_size = 63;
 //! splitters from a sorted sample of samples_per_bucket keys a bucket (on 2^22 uniform keys the
 //! largest bucket is 1.3-1.4x the mean, by a host emulation of the test's inputs). split_blocks
 //! blocks of block_threads count and scatter a contiguous range of whole tiles each; one block of
-//! sample_threads sorts the sample, one of scan_threads sums the counts. A tile is 16 KiB of keys
-//! for both key sizes (8 a thread for 8-byte keys): a bucket's run in a tile is then ~128 bytes
-//! either way, and 16 8-byte keys a thread took the scatter to 115 registers (2 blocks an SM).
-//! The min_blocks cap registers: count at 32 on sm_90 (all split_blocks blocks resident at once
-//! on 132 SMs), scatter at 64.
+//! sample_threads sorts the sample, one of scan_threads a bucket scans its counts. A tile is 16 KiB
+//! of keys for both key sizes (8 a thread for 8-byte keys): a bucket's run in a tile is then ~128
+//! bytes either way, and 16 8-byte keys a thread took the scatter to 115 registers (2 blocks an
+//! SM). The min_blocks cap registers: count at 32 on sm_90 (all split_blocks blocks resident at
+//! once on 132 SMs), scatter at 64.
 template <std::size_t KeyBytes>
 struct sample_split {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");

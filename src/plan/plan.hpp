@@ -94,7 +94,8 @@ struct plan {
   std::size_t splits_offset_bytes = 0, split_bytes = 0;
   bool needs_scratch() const { return scratch_keys != 0; }
   //! Plans that split first (split_buckets): the buckets, and where in the scratch (bytes from
-  //! its start) the split keeps its memory (sample_split::memory_bytes), behind the splits.
+  //! its start) the split keeps its memory (kernels::sample_split::split_memory), behind the
+  //! splits.
   unsigned buckets = 0;
   std::size_t split_offset_bytes = 0;
   //! Positions the passes on_buckets run on: every bucket from a tile of its own.

@@ -31,15 +31,20 @@ namespace {
 using network::index_t;
 namespace split = kernels::sample_split;
 
-//! The inputs a split meets: tools' distributions, and three distinct values (fewer than the
-//! buckets and the sample's runs: most splitters equal).
-enum class input { uniform, sorted, reverse, equal, three, few, special };
+//! The inputs a split meets: tools' distributions (`special`: NaNs, infinities and zeros of
+//! both signs), and three distinct values (fewer than the buckets and the sample's runs: most
+//! splitters equal).
+enum class input { uniform, sorted, reverse, equal, few, special, three };
 constexpr input all_inputs[] = {input::uniform, input::sorted, input::reverse, input::equal,
                                 input::three,   input::few,    input::special};
+//! The distribution each input before `three` is.
+constexpr distribution distribution_of[] = {distribution::uniform, distribution::sorted,
+                                            distribution::reverse, distribution::equal,
+                                            distribution::few,     distribution::nan};
 
 const char* to_string(input i) {
-  constexpr const char* names[] = {"uniform", "sorted", "reverse", "equal",
-                                   "three",   "few",    "special"};
+  constexpr const char* names[] = {"uniform", "sorted",  "reverse", "equal",
+                                   "few",     "special", "three"};
   return names[static_cast<int>(i)];
 }
 
@@ -49,22 +54,7 @@ std::uint64_t input_seed(std::size_t n, input i) {
 
 template <class Key>
 std::vector<Key> make_input(std::size_t n, input i, std::uint64_t seed) {
-  switch (i) {
-    case input::uniform:
-      return tools::generate<Key>(n, distribution::uniform, seed);
-    case input::sorted:
-      return tools::generate<Key>(n, distribution::sorted, seed);
-    case input::reverse:
-      return tools::generate<Key>(n, distribution::reverse, seed);
-    case input::equal:
-      return tools::generate<Key>(n, distribution::equal, seed);
-    case input::few:
-      return tools::generate<Key>(n, distribution::few, seed);
-    case input::special:
-      return tools::generate<Key>(n, distribution::nan, seed);
-    case input::three:
-      break;
-  }
+  if (i != input::three) return tools::generate<Key>(n, distribution_of[int(i)], seed);
   const std::vector<Key> values = tools::generate<Key>(3, distribution::uniform, seed);
   std::mt19937_64 rng(seed);
   std::vector<Key> keys(n);
