@@ -75,25 +75,26 @@ bool gpu_available() noexcept;
 //! Asynchronous: the work is enqueued on `opt.stream` and the call returns without waiting for it
 //! (no device-wide synchronisation). Synchronise the stream before reading the keys on the host.
 //! Memory: block_merge, and optimized once the keys exceed a block of the L2 cache (3/8 of the L2:
-//! 2^22 four-byte keys with a 50 MB L2), need scratch memory (workspace_bytes<Key>(n, opt) bytes: n
-//! keys, for optimized plus 8 bytes a tile, and from 2^24 four-byte or 2^23 eight-byte keys about
-//! 1 MiB for the split into buckets). With opt.workspace the call uses that and allocates
-//! nothing; too small a workspace throws bitonic::error naming the bytes needed. Without one it
-//! allocates stream-ordered on `opt.stream` from the library's own memory pool on the device (never
-//! from the device's default pool, which belongs to the application) and frees it there; the pool
-//! keeps what is freed into it, so repeated calls do not map memory again: after a call, as much
-//! as the largest scratch of the calls so far (overlapping calls: their sum) stays reserved until
-//! release_cached_memory(). While `opt.stream` is being captured into a CUDA graph the scratch is
-//! a graph allocation instead (cudaMallocAsync). Where the device lacks the memory, optimized
-//! sorts in place instead (about 1.5x slower: README, Results) and
-//! block_merge throws. Every other algorithm works in place with no extra memory.
+//! 2^22 four-byte keys with a 50 MB L2) or, for 8-byte keys, from 2^19 keys, need scratch memory
+//! (workspace_bytes<Key>(n, opt) bytes: n keys, for optimized plus 8 bytes a tile, and from 2^24
+//! four-byte or 2^23 eight-byte keys about 1 MiB for the split into buckets). With opt.workspace
+//! the call uses that and allocates nothing; too small a workspace throws bitonic::error naming the
+//! bytes needed. Without one it allocates stream-ordered on `opt.stream` from the library's own
+//! memory pool on the device (never from the device's default pool, which belongs to the
+//! application) and frees it there; the pool keeps what is freed into it, so repeated calls do not
+//! map memory again: after a call, as much as the largest scratch of the calls so far (overlapping
+//! calls: their sum) stays reserved until release_cached_memory(). While `opt.stream` is being
+//! captured into a CUDA graph the scratch is a graph allocation instead (cudaMallocAsync). Where
+//! the device lacks the memory, optimized sorts in place instead (about 1.5x slower: README,
+//! Results) and block_merge throws. Every other algorithm works in place with no extra memory.
 //! Streams: below the cache block, once the keys span more tiles than half the SMs, optimized
-//! merges its middle stages on every tile at once: one cooperative launch (all its thread blocks
-//! resident together), which fails with bitonic::error where the device cannot hold them all (a
-//! GPU shared through MPS with a cap on its SMs, for one). Its in-place plan past the cache block
-//! runs half of its cache-blocked passes on a side stream of the calling host thread, forked from
-//! and joined back to `opt.stream` by events: work enqueued on `opt.stream` after the call still
-//! runs after all of the sort, and the call can be captured into a CUDA graph.
+//! merges its middle stages on every tile at once (4-byte keys; 8-byte keys only in place): one
+//! cooperative launch (all its thread blocks resident together), which fails with bitonic::error
+//! where the device cannot hold them all (a GPU shared through MPS with a cap on its SMs, for one).
+//! Its in-place plan past the cache block runs half of its cache-blocked passes on a side stream of
+//! the calling host thread, forked from and joined back to `opt.stream` by events: work enqueued on
+//! `opt.stream` after the call still runs after all of the sort, and the call can be captured into
+//! a CUDA graph.
 //!
 //! Preconditions: `d_keys` points to at least `n` keys in device or managed memory of the current
 //! device (may be null only when n == 0). Not stable (equal keys may be reordered) unless

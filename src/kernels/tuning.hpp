@@ -61,6 +61,11 @@ struct optimized {
   static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
   static constexpr unsigned tile_min_blocks = register_tile_min_blocks(KeyBytes, tile_log2);
   static_assert(tile_min_blocks == 2, "two tiles an SM");
+  //! From 2^merge_min_log2 keys on (0: never), plans with scratch allowed merge out of place
+  //! even while the keys fit one cache block: each stage past the tile one merge_stage pass
+  //! instead of a gather and a tail (8-byte keys, 2^19..2^21: 4-12 % faster; 4-byte keys lost
+  //! at every size, docs/PERFORMANCE.md log 58).
+  static constexpr unsigned merge_min_log2 = KeyBytes == 4 ? 0 : 19;
 
   // With fewer tiles than SMs a lone tile's steps on one SM are a pass's time, so plans for few
   // tiles (plan::device_shape) run what fits a warp on warps: stages 1..warp_stages, and each later
@@ -306,6 +311,9 @@ constexpr unsigned optimized_tile_log2(std::size_t key_bytes) {
 constexpr unsigned cluster_sort_log2_max(std::size_t key_bytes) {
   return for_key_bytes<cluster_sort>(key_bytes,
                                      [](auto t) { return decltype(t)::cluster_log2_max; });
+}
+constexpr unsigned optimized_merge_min_log2(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::merge_min_log2; });
 }
 constexpr unsigned optimized_warp_stages(std::size_t key_bytes) {
   return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::warp_stages; });

@@ -142,11 +142,19 @@ plan sized_plan(algorithm algo, std::size_t n) {
 // the merges are odd in number, so that the last one lands in the caller's keys. Words stay in
 // memory from the first pass to the last merge, which alone decodes them: for float keys encoding
 // and decoding were a quarter of a merge pass's instructions (docs/PERFORMANCE.md log 31).
-std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes) {
+// The first pass, split in two where `split_first` (stages 1..warp_stages on warps in place,
+// then the rest on tiles: plans for few tiles), then one merge_stage a stage past the tile.
+std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes, bool split_first) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
   const bool odd = (k - tile_log2) % 2 == 1;
-  std::vector<pass> passes{
-      {pass_kind::sort_tiles, step{1, 0}, step{tile_log2, 0}, tile_log2, 0, odd, false, true}};
+  std::vector<pass> passes;
+  const step first = split_first ? step{warp_stages + 1, warp_stages} : step{1, 0};
+  if (split_first) {
+    passes.push_back({pass_kind::sort_tiles, step{1, 0}, step{warp_stages, 0}, warp_stages});
+  }
+  passes.push_back(
+      {pass_kind::sort_tiles, first, step{tile_log2, 0}, tile_log2, 0, odd, false, true});
   for (unsigned s = tile_log2 + 1; s <= k; ++s) {
     passes.push_back({pass_kind::merge_stage, step{s, s - 1}, step{s, 0}, s, 0, true, true, s < k});
   }
@@ -156,9 +164,9 @@ std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes) 
 // p's passes: the first pass, then one merge_stage a stage past the tile (k past the tile), and
 // the scratch laid out for them: the keys p stores (a batched plan's rows or the array), then the
 // splits of its tiles of positions.
-void merge_out_of_place(plan& p, std::size_t key_bytes) {
+void merge_out_of_place(plan& p, std::size_t key_bytes, bool split_first = false) {
   const std::size_t tiles = ((p.n - 1) >> tuning::optimized_tile_log2(key_bytes)) + 1;
-  p.passes = merged_out_of_place_passes(p.log2_size, key_bytes);
+  p.passes = merged_out_of_place_passes(p.log2_size, key_bytes, split_first);
   // The splits behind the keys, from the next 8-byte boundary: one a tile and one past it.
   const std::size_t keys = p.stored_keys();
   p.splits_offset_bytes = (keys * key_bytes + 7) & ~std::size_t{7};
@@ -196,8 +204,10 @@ void split_then_merge(plan& p, std::size_t key_bytes) {
 // The optimized plan for p.n keys, in the first of these regimes that applies:
 // - one cluster: n fits the blocks of a thread-block cluster, one launch (where the device has
 //   clusters for this key size);
-// - merged out of place: past one cache block with scratch allowed, the first pass then one merge
-//   pass a stage, alternating between the keys and the scratch (the plan lays the scratch out);
+// - merged out of place: past one cache block with scratch allowed (split into buckets first
+//   from device.split_min_log2 on), or inside it from tuning::optimized::merge_min_log2 on, the
+//   first pass then one merge pass a stage, alternating between the keys and the scratch (the
+//   plan lays the scratch out);
 // - in place, the network's passes (optimized_passes), shaped by three facts of the device:
 //   few tiles (the first pass split, stages ending on warps), past one cache block (passes inside
 //   blocks run block by block), and the stages that merge on the tiles resident at once.
@@ -230,6 +240,14 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
   }
 
   const bool few_tiles = p.n > 0 && tiles * tuning::few_tiles_sms_per_tile <= device.sm_count;
+  // Inside the cache block, merges out of place from the size the tuning names (on a known
+  // device), the first pass split as in the plan for few tiles.
+  const unsigned merge_min_log2 = tuning::optimized_merge_min_log2(key_bytes);
+  if (merge_min_log2 != 0 && k >= merge_min_log2 && k > tile_log2 && block_log2 != 0 &&
+      scratch == scratch_use::allowed && scratch_addressable) {
+    merge_out_of_place(p, key_bytes, few_tiles);
+    return;
+  }
   // Merged stages on the tiles resident at once, only while the keys fit one cache block: with
   // blocked passes (two blocks at once, merges on half the tiles each) they gained 1-4 % for
   // integer keys and lost for float (docs/PERFORMANCE.md log 29).

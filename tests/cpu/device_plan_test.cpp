@@ -187,6 +187,56 @@ TYPED_TEST(BlockedSort, MatchesStdSort) {
   }
 }
 
+// 8-byte keys merge out of place from tuning::optimized<8>::merge_min_log2 even inside the cache
+// block (an H100's: 2^21 keys, 132 SMs), the first pass split while the tiles are few; 4-byte
+// keys and smaller sizes keep the in-place plans there, and no device (the CPU) none of it.
+TEST(InCacheMergePlan, EightByteKeysFromTheTuningsSize) {
+  const plan::device_shape h100{21, 132};
+  const unsigned from = tuning::optimized<8>::merge_min_log2;
+  ASSERT_GT(from, tuning::optimized<8>::tile_log2);
+  ASSERT_EQ(tuning::optimized<4>::merge_min_log2, 0u);
+  const auto plan_for = [&](std::size_t n, std::size_t key_bytes, plan::device_shape device) {
+    return plan::make_plan(algorithm::optimized, n, key_bytes, device, plan::scratch_use::allowed);
+  };
+  const auto first_passes = [](const plan::plan& p) {
+    return std::count_if(p.passes.begin(), p.passes.end(), [](const plan::pass& ps) {
+      return ps.kind == plan::pass_kind::sort_tiles;
+    });
+  };
+  const plan::plan below = plan_for(std::size_t{1} << (from - 1), 8, h100);
+  EXPECT_FALSE(below.needs_scratch()) << plan::describe(below);
+  const plan::plan few = plan_for((std::size_t{1} << (from - 1)) + 1, 8, h100);
+  ASSERT_TRUE(few.needs_scratch()) << plan::describe(few);
+  EXPECT_EQ(few.passes.back().kind, plan::pass_kind::merge_stage) << plan::describe(few);
+  EXPECT_EQ(first_passes(few), 2) << plan::describe(few);  // 2^19 keys: 64 tiles, 132 SMs
+  const plan::plan many = plan_for(std::size_t{1} << 21, 8, h100);
+  EXPECT_EQ(many.passes.back().kind, plan::pass_kind::merge_stage) << plan::describe(many);
+  EXPECT_EQ(first_passes(many), 1) << plan::describe(many);
+  EXPECT_FALSE(plan_for(std::size_t{1} << 21, 4, {22, 132}).needs_scratch());
+  EXPECT_FALSE(plan_for(std::size_t{1} << 20, 8, {}).needs_scratch());
+}
+
+// Those plans on the CPU executor: odd and even numbers of merges after a split first pass,
+// words in memory between the passes (NaN and -0.0 among the double keys).
+template <class Key>
+void expect_in_cache_merge_plans_sort() {
+  for (const std::size_t n : {(std::size_t{1} << 18) + 1, (std::size_t{1} << 19) + 12345}) {
+    for (const distribution d : {distribution::uniform, distribution::nan, distribution::few}) {
+      const reference_case<Key> c = make_reference_case<Key>(n, d);
+      const plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {21, 132},
+                                           plan::scratch_use::allowed);
+      ASSERT_TRUE(p.needs_scratch()) << plan::describe(p);
+      for (const order direction : all_orders)
+        expect_plan_sorts_on_cpu(p, c, direction);
+    }
+  }
+}
+
+TEST(InCacheMergePlan, SortsOnTheCpuExecutor) {
+  expect_in_cache_merge_plans_sort<std::int64_t>();
+  expect_in_cache_merge_plans_sort<double>();
+}
+
 template <class Key>
 class SplitFirstPassSort : public ::testing::Test {};
 TYPED_TEST_SUITE(SplitFirstPassSort, key_types, key_type_names);

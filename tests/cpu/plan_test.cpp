@@ -411,7 +411,12 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
         ++i;
       });
     }
-    for (const std::size_t n : {std::size_t{1} << block_log2, std::size_t{1} << 20}) {
+    // Inside the block in place; 8-byte keys only below the size from which they merge out of
+    // place there too (InCacheMergePlan in device_plan_test.cpp).
+    const unsigned merge_min_log2 = tuning::optimized_merge_min_log2(key_bytes);
+    const unsigned in_place_log2 = merge_min_log2 != 0 ? merge_min_log2 - 1 : block_log2;
+    for (const std::size_t n :
+         {std::size_t{1} << in_place_log2, std::size_t{1} << std::min(20u, in_place_log2)}) {
       EXPECT_FALSE(make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed)
                        .needs_scratch());
     }

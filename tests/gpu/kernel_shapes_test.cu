@@ -486,6 +486,33 @@ TEST(KernelShapes, ScratchPlans) {
   }
 }
 
+// Whole plans of 8-byte keys that merge out of place inside the cache block (from
+// tuning::optimized<8>::merge_min_log2; an H100's block and SMs): the first pass split in two
+// while the tiles are few (its second part writing words, to the scratch where the merges are
+// odd in number), whole beyond; every distribution, both orders.
+template <class Key, class Less>
+void expect_in_cache_merge_plan_sorts(std::size_t n, distribution d) {
+  static_assert(sizeof(Key) == 8, "8-byte keys merge out of place inside the cache block");
+  const plan::device_shape h100{21, 132};
+  const plan::plan p =
+      plan::make_plan(algorithm::optimized, n, sizeof(Key), h100, plan::scratch_use::allowed);
+  ASSERT_TRUE(p.needs_scratch() && p.passes.back().kind == plan::pass_kind::merge_stage)
+      << plan::describe(p);
+  expect_plan_sorts<Key, Less>(n, h100, "in-cache merge plan", plan::scratch_use::allowed, d);
+}
+
+TEST(KernelShapes, InCacheMergePlans) {
+  for (const std::size_t n : {(std::size_t{1} << 18) + 1, (std::size_t{1} << 19) - 3,
+                              (std::size_t{1} << 19) + 12345, (std::size_t{1} << 21) - 1}) {
+    for (const distribution d : tools::all_distributions) {
+      expect_in_cache_merge_plan_sorts<std::int64_t, ascending_less>(n, d);
+      expect_in_cache_merge_plan_sorts<double, descending_less>(n, d);
+    }
+    expect_in_cache_merge_plan_sorts<std::uint64_t, descending_less>(n, distribution::uniform);
+    expect_in_cache_merge_plan_sorts<double, ascending_less>(n, distribution::nan);
+  }
+}
+
 // Whole plans that split first (plan::device_shape::split_min_log2, with a cache block of 2^16
 // keys so that small inputs have them), against std::sort: buckets of one tile (whose first pass
 // decodes), of a few tiles (odd and even numbers of merges in one plan, later merges skipped)
@@ -636,6 +663,8 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
                                                     distribution::few);
   expect_scratch_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 18) + 1);
   expect_scratch_plan_sorts<double, ascending_less>((std::size_t{1} << 17) + 5);  // words
+  expect_in_cache_merge_plan_sorts<double, descending_less>((std::size_t{1} << 18) + 5,
+                                                            distribution::nan);
   // The split plans: the split's four kernels, then buckets of one to eight tiles.
   expect_split_bucket_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 19) + 7,
                                                                 distribution::uniform);
