@@ -86,9 +86,10 @@ class type_run {
   bool size(std::size_t n) {
     const auto log2n = unsigned(n <= 1 ? 0 : std::bit_width(n - 1));  // ceil(log2 n)
     const std::string where = std::string(tools::type_name<Key>()) + " n=" + std::to_string(n);
-    progress(where, "generating %zu uniform keys (seed %llu)\n", n,
+    progress(where, "generating %zu %s keys (seed %llu)\n", n,
+             std::string(tools::to_string(cfg_.dist)).c_str(),
              static_cast<unsigned long long>(cfg_.seed));
-    input_ = tools::generate<Key>(n, tools::distribution::uniform, cfg_.seed);
+    input_ = tools::generate<Key>(n, cfg_.dist, cfg_.seed);
     if (workspace_) workspace_->load(input_);
 
     const std::size_t count = cfg_.algorithms.size();
@@ -118,8 +119,9 @@ class type_run {
     progress(where, "checking the results against std::sort\n");
     check_outputs<Key>(rows, outputs, reference, where);
 
-    const size_context context{
-        device_, date_, tools::type_name<Key>(), log2n, n, sizeof(Key), cfg_.runs, cfg_.cpu_runs};
+    size_context context{device_,   date_,        tools::type_name<Key>(), log2n, n, sizeof(Key),
+                         cfg_.runs, cfg_.cpu_runs};
+    context.distribution = tools::to_string(cfg_.dist);
     print_table(stdout, context, rows);
     if (csv_ != nullptr) csv_->write(context, rows);
     return std::none_of(rows.begin(), rows.end(), [](const result_row& r) { return r.failed(); });

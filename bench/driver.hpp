@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/algorithms.hpp"
+#include "bench/keys.hpp"
 
 namespace bitonic::bench {
 
@@ -22,6 +23,8 @@ struct config {
   unsigned runs = 5;                     //!< GPU runs per measurement (after a warm-up)
   unsigned cpu_runs = 1;                 //!< std::sort and qsort runs (slow at large sizes)
   std::uint64_t seed = default_seed;
+  //! The keys' distribution (keys-only and records modes).
+  tools::distribution dist = tools::distribution::uniform;
   std::string csv_path;  //!< empty: no CSV
   //! none: the keys-only benchmark; otherwise the records mode, whose rows are those of
   //! record_algorithms() (`algorithms` must be among them).

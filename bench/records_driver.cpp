@@ -47,9 +47,10 @@ class record_run {
     const auto log2n = unsigned(n <= 1 ? 0 : std::bit_width(n - 1));  // ceil(log2 n)
     const std::string where = std::string(tools::type_name<Key>()) + " " +
                               std::string(to_string(cfg_.values)) + " n=" + std::to_string(n);
-    progress(where, "generating %zu uniform keys (seed %llu), their indices as values\n", n,
+    progress(where, "generating %zu %s keys (seed %llu), their indices as values\n", n,
+             std::string(tools::to_string(cfg_.dist)).c_str(),
              static_cast<unsigned long long>(cfg_.seed));
-    input_ = tools::generate<Key>(n, tools::distribution::uniform, cfg_.seed);
+    input_ = tools::generate<Key>(n, cfg_.dist, cfg_.seed);
     values_.resize(n);
     std::iota(values_.begin(), values_.end(), Value{0});
     if (workspace_) workspace_->load(input_, values_);
@@ -76,6 +77,7 @@ class record_run {
     size_context context{device_,   date_,        tools::type_name<Key>(), log2n, n, sizeof(Key),
                          cfg_.runs, cfg_.cpu_runs};
     context.value_type = to_string(cfg_.values);
+    context.distribution = tools::to_string(cfg_.dist);
     print_table(stdout, context, rows);
     if (csv_ != nullptr) csv_->write(context, rows);
     return std::none_of(rows.begin(), rows.end(), [](const result_row& r) { return r.failed(); });

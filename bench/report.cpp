@@ -7,7 +7,8 @@ namespace bitonic::bench {
 namespace {
 
 constexpr std::string_view csv_header =
-    "device,date,key_type,value_type,log2n,n,algorithm,internal_ms,total_ms,keys_per_s";
+    "device,date,key_type,value_type,log2n,n,algorithm,internal_ms,total_ms,keys_per_s,"
+    "distribution";
 
 std::string format(const char* fmt, double value) {
   char text[64];
@@ -75,6 +76,7 @@ void print_table(std::FILE* out, const size_context& size, std::span<const resul
   } else if (size.value_type != "none") {
     sorted += " keys + " + std::string(size.value_type) + " values";
   }
+  if (size.distribution != "uniform") sorted += ", " + std::string(size.distribution) + " keys";
   std::fprintf(out, "\n%s, n = %s%zu, %.*s: median of %u runs (CPU peers: %u)\n", sorted.c_str(),
                power_of_two ? ("2^" + std::to_string(size.log2n) + " = ").c_str() : "", size.n,
                int(size.device.size()), size.device.data(), size.runs, size.cpu_runs);
@@ -119,7 +121,8 @@ void csv_writer::write(const size_context& size, std::span<const result_row> row
     out_ << csv_field(size.device) << ',' << size.date << ',' << size.key_type << ','
          << size.value_type << ',' << size.log2n << ',' << size.n << ',' << r.algorithm << ','
          << ms(t) << ',' << ms(r.total_ms) << ','
-         << (t && *t > 0 ? format("%.0f", double(size.n) / (*t / 1e3)) : std::string()) << '\n';
+         << (t && *t > 0 ? format("%.0f", double(size.n) / (*t / 1e3)) : std::string()) << ','
+         << size.distribution << '\n';
   }
   out_.flush();
   if (!out_) throw std::runtime_error("writing " + path_ + " failed");

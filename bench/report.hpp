@@ -33,6 +33,7 @@ struct size_context {
   std::size_t n = 0, key_bytes = 0;
   unsigned runs = 0, cpu_runs = 0;
   std::string_view value_type = "none";  //!< records mode (--values): "u32", "u64" or "argsort"
+  std::string_view distribution = "uniform";  //!< the keys' (--dist)
 };
 
 //! "1.23 G", "456.7 M", ...: a rate for people.

@@ -32,7 +32,8 @@ def read_rows(path):
         if missing:
             missing = ", ".join(sorted(missing))
             sys.exit(f"plot_bench.py: {path} is not a bench CSV (missing {missing})")
-        return list(reader)
+        # The plots are of uniform keys; rows of other distributions (bench --dist) are left out.
+        return [row for row in reader if (row.get("distribution") or "uniform") == "uniform"]
 
 
 def record_kind(row):

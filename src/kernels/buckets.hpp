@@ -31,8 +31,11 @@ struct bucket_table {
   const index_t* tile_begin = nullptr;
   //! [max_tiles(n, count, tile_log2)]: the bucket of tile t, no_bucket from tile_begin[count] on.
   const unsigned* tile_bucket = nullptr;
-  //! [1]: the most merges past a tile that a bucket takes (merge_stages of its tiles): a merge
-  //! pass past it has nothing to do, and its blocks return at once.
+  //! [count]: the merges past a tile that sort bucket b: merge_stages of its tiles, or 0 for an
+  //! equality bucket (all its keys equal: its tiles, each sorted, are the sorted bucket).
+  const unsigned* merges = nullptr;
+  //! [1]: the most merges past a tile that a bucket takes (the most of `merges`): a merge pass
+  //! past it has nothing to do, and its blocks return at once.
   const unsigned* most_merges = nullptr;
 
   //! Tiles of positions that the buckets of n keys can span: every bucket's last tile may be
@@ -61,6 +64,8 @@ struct split_memory {
   index_t* key_begin = nullptr;     //!< [buckets + 1]
   index_t* tile_begin = nullptr;    //!< [buckets + 1]
   index_t* lengths = nullptr;       //!< [buckets]: the count kernel's sums
+  unsigned* merges = nullptr;       //!< [buckets]
+  unsigned* equal = nullptr;        //!< [buckets]: 1 for an equality bucket (sample_split.cuh)
   unsigned* tile_bucket = nullptr;  //!< [tiles]
   unsigned* most_merges = nullptr;  //!< [1]
   unsigned buckets = 0;
@@ -84,6 +89,8 @@ struct split_memory {
     m.key_begin = reinterpret_cast<index_t*>(base + s.key_begin_offset);
     m.tile_begin = m.key_begin + (s.buckets + 1);
     m.lengths = m.tile_begin + (s.buckets + 1);
+    m.merges = reinterpret_cast<unsigned*>(base + s.flags_offset);
+    m.equal = m.merges + s.buckets;
     m.tile_bucket = reinterpret_cast<unsigned*>(base + s.tile_bucket_offset);
     m.most_merges = m.tile_bucket + s.tiles;
     m.buckets = s.buckets;
@@ -94,14 +101,14 @@ struct split_memory {
 
   //! The table the split fills, as the passes after it read it.
   bucket_table table() const {
-    return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, most_merges};
+    return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, merges, most_merges};
   }
 
  private:
   struct shape {
     unsigned buckets;
     index_t tiles;
-    std::size_t counts_offset, key_begin_offset, tile_bucket_offset;
+    std::size_t counts_offset, key_begin_offset, flags_offset, tile_bucket_offset;
   };
   static constexpr std::size_t round_up(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
   static shape shape_of(index_t n, std::size_t key_bytes, unsigned tile_log2) {
@@ -109,10 +116,11 @@ struct split_memory {
         key_bytes, [](auto t) -> std::pair<unsigned, unsigned> {
           return {decltype(t)::buckets, decltype(t)::split_blocks};
         });
-    shape s{buckets, bucket_table::max_tiles(n, buckets, tile_log2), 0, 0, 0};
+    shape s{buckets, bucket_table::max_tiles(n, buckets, tile_log2), 0, 0, 0, 0};
     s.counts_offset = round_up(std::size_t{buckets - 1} * 8);  // words of up to 8 bytes
     s.key_begin_offset = s.counts_offset + std::size_t{buckets} * blocks * sizeof(index_t);
-    s.tile_bucket_offset = s.key_begin_offset + (3 * std::size_t{buckets} + 2) * sizeof(index_t);
+    s.flags_offset = s.key_begin_offset + (3 * std::size_t{buckets} + 2) * sizeof(index_t);
+    s.tile_bucket_offset = s.flags_offset + round_up(2 * std::size_t{buckets} * sizeof(unsigned));
     return s;
   }
 };

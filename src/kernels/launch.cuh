@@ -80,8 +80,7 @@ struct key_rows {
     const network::index_t first_tile = buckets.tile_begin[b];
     const network::index_t begin = first_tile << buckets.tile_log2;
     const network::index_t length = buckets.key_begin[b + 1] - first_key;
-    return {begin + length, first_key - begin, length,
-            bucket_table::merge_stages(buckets.tile_begin[b + 1] - first_tile)};
+    return {begin + length, first_key - begin, length, buckets.merges[b]};
   }
 };
 

@@ -18,6 +18,11 @@
 //   (a counting sort in shared memory) and writes each bucket's run of the tile coalesced.
 // At 2^27 keys this replaces 6 merge passes: 13 merge stages past a tile become 7 over buckets of
 // ~2^20 keys (docs/PERFORMANCE.md log 57, with the probes before it).
+// Equality buckets (as IPS4o's): where the sample repeats a splitter, the bucket between two equal
+// splitters is empty by the descent (its range [s, s) holds nothing), so keys equal to the last of
+// them go there instead of to the bucket after it; such a bucket holds equal keys only and needs no
+// merge (bucket_table::merges). Without them all-equal keys were one bucket of n that took every
+// merge; the check costs a key one uniform branch where no splitter repeats (log 59).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -75,25 +80,48 @@ __device__ T warp_exclusive_scan(T value, T& total) {
   return inclusive - value;
 }
 
-//! The bucket of word w: the descent through the breadth-first splitters `tree` (2^Levels - 1 of
-//! them), to the right where w is not less than a node, so that a key equal to a splitter goes to
-//! the bucket after it.
-template <unsigned Levels, class W, class Less>
-__device__ __forceinline__ unsigned bucket_of(W w, const W* tree, Less less) {
-  unsigned i = 0;
-#pragma unroll
-  for (unsigned level = 0; level < Levels; ++level)
-    i = 2 * i + 1 + unsigned(!less(w, tree[i]));
-  return i - ((1u << Levels) - 1);
-}
-
-//! Copies the splitters from global into shared memory (the whole block; synchronises).
+//! The splitters in a block's shared memory: the breadth-first tree of buckets - 1 words, and
+//! which buckets are equality buckets.
 template <class Tuning, class W>
-__device__ void load_splitters(W* tree, const W* splitters) {
-  for (unsigned i = threadIdx.x; i < Tuning::buckets - 1; i += blockDim.x)
-    tree[i] = splitters[i];
-  __syncthreads();
-}
+struct shared_splitters {
+  W tree[Tuning::buckets - 1];
+  unsigned char equal[Tuning::buckets];
+
+  //! The node of the in-order splitter j: node (level l, place p) holds in-order splitter
+  //! (2p + 1) * 2^(levels - 1 - l) - 1.
+  __device__ static unsigned node_of(unsigned j) {
+    const unsigned zeros = unsigned(__ffs(int(j + 1))) - 1;  // of j + 1
+    return (1u << (Tuning::buckets_log2 - 1 - zeros)) - 1 + ((j + 1) >> (zeros + 1));
+  }
+
+  //! The bucket of word w: the descent through the tree, to the right where w is not less than a
+  //! node, so that a key equal to a splitter goes to the bucket after it; or, where w equals a
+  //! repeated splitter and `any_equal`, the equality bucket before that one.
+  template <class Less>
+  __device__ __forceinline__ unsigned bucket_of(W w, bool any_equal, Less less) const {
+    unsigned i = 0;
+#pragma unroll
+    for (unsigned level = 0; level < Tuning::buckets_log2; ++level)
+      i = 2 * i + 1 + unsigned(!less(w, tree[i]));
+    unsigned b = i - (Tuning::buckets - 1);
+    // w is not less than splitter b - 1; equal to it unless that splitter is less than w.
+    if (any_equal && b != 0 && equal[b - 1] != 0 && !less(tree[node_of(b - 1)], w)) --b;
+    return b;
+  }
+
+  //! Copies the splitters and the equality buckets from global memory (the whole block;
+  //! synchronises); returns whether any bucket is an equality bucket.
+  __device__ bool load(const W* splitters, const unsigned* equal_buckets) {
+    for (unsigned i = threadIdx.x; i < Tuning::buckets - 1; i += blockDim.x)
+      tree[i] = splitters[i];
+    bool any = false;
+    for (unsigned b = threadIdx.x; b < Tuning::buckets; b += blockDim.x) {
+      equal[b] = static_cast<unsigned char>(equal_buckets[b]);
+      any = any || equal_buckets[b] != 0;
+    }
+    return __syncthreads_or(any) != 0;
+  }
+};
 
 //! Loads a tile's keys from tile[0, tile_n): a thread's key k from tile[k * threads + thread],
 //! so that a warp's loads are consecutive, every address an immediate offset of one pointer;
@@ -232,12 +260,15 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_thre
   sort_block_words<network::ceil_log2(T::samples)>(words, sample, less);
   store_words(sample + threadIdx.x * rounds, words);
   __syncthreads();
+  const auto splitter = [&](unsigned j) { return sample[(j + 1) * T::samples_per_bucket - 1]; };
   for (unsigned node = threadIdx.x; node < T::buckets - 1; node += T::sample_threads) {
     const unsigned level = network::ceil_log2(node + 2) - 1;  // floor(log2(node + 1))
     const unsigned p = node + 1 - (1u << level);
-    const unsigned j = ((2 * p + 1) << (T::buckets_log2 - 1 - level)) - 1;
-    splitters[node] = sample[(j + 1) * T::samples_per_bucket - 1];
+    splitters[node] = splitter(((2 * p + 1) << (T::buckets_log2 - 1 - level)) - 1);
   }
+  // Bucket b (between splitters b - 1 and b) is an equality bucket where those two are equal.
+  for (unsigned b = threadIdx.x; b < T::buckets; b += T::sample_threads)
+    m.equal[b] = b != 0 && b + 1 < T::buckets && !less(splitter(b - 1), splitter(b)) ? 1u : 0u;
 }
 
 //! count_kernel's blocks an SM must hold: Tuning::count_min_blocks on sm_90 (its SMs hold 2048
@@ -257,20 +288,20 @@ template <class Key, class Less>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
                                   count_min_blocks<tuning::sample_split<sizeof(Key)>>())
     count_kernel(const Key* in, block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
-                 const word_t<Key>* splitters, index_t* counts, index_t* lengths, Less less) {
+                 const word_t<Key>* splitters, const unsigned* equal, index_t* counts,
+                 index_t* lengths, Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
-  using W = word_t<Key>;
-  __shared__ W tree[T::buckets - 1];
+  __shared__ shared_splitters<T, word_t<Key>> split;
   __shared__ unsigned histogram[T::buckets];
   wait_for_previous_pass();
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
     histogram[b] = 0;
-  load_splitters<T>(tree, splitters);
+  const bool any_equal = split.load(splitters, equal);
   for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
 #pragma unroll
     for (unsigned k = 0; k < T::keys_per_thread; ++k) {
       if (k * T::block_threads + threadIdx.x < tile_n)
-        atomicAdd(&histogram[bucket_of<T::buckets_log2>(word_of<Key>(keys[k]), tree, less)], 1u);
+        atomicAdd(&histogram[split.bucket_of(word_of<Key>(keys[k]), any_equal, less)], 1u);
     }
   });
   __syncthreads();
@@ -284,10 +315,10 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
   }
 }
 
-//! Block b of `buckets` blocks: bucket b's entries of the table (its first key and tile, the
-//! bucket of each of its tiles, and the most merges a bucket takes), and each (b, block)'s first
-//! output index in place of its count. A block a bucket, so that the scan runs on as many SMs:
-//! on one it took ~0.1 ms at 2^27 keys (1024 blocks of counts).
+//! Block b of `buckets` blocks: bucket b's entries of the table (its first key and tile, its
+//! merges, the bucket of each of its tiles, and the most merges a bucket takes), and each (b,
+//! block)'s first output index in place of its count. A block a bucket, so that the scan runs on as
+//! many SMs: on one it took ~0.1 ms at 2^27 keys (1024 blocks of counts).
 template <class Tuning>
 __global__ void __launch_bounds__(Tuning::scan_threads)
     scan_kernel(index_t n, unsigned blocks, split_memory m) {
@@ -324,7 +355,9 @@ __global__ void __launch_bounds__(Tuning::scan_threads)
   if (threadIdx.x == 0) {
     m.key_begin[b] = key_base;
     m.tile_begin[b] = tile_base;
-    atomicMax(m.most_merges, bucket_table::merge_stages(bucket_tiles));
+    const unsigned merges = m.equal[b] != 0 ? 0 : bucket_table::merge_stages(bucket_tiles);
+    m.merges[b] = merges;
+    atomicMax(m.most_merges, merges);
     if (b + 1 == gridDim.x) {
       m.key_begin[b + 1] = n;
       m.tile_begin[b + 1] = tile_base + bucket_tiles;
@@ -346,11 +379,11 @@ template <class Key, class Less>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
                                   tuning::sample_split<sizeof(Key)>::scatter_min_blocks)
     scatter_kernel(const Key* in, Key* out, block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
-                   const word_t<Key>* splitters, const index_t* offsets, Less less) {
+                   const word_t<Key>* splitters, const unsigned* equal, const index_t* offsets,
+                   Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
-  using W = word_t<Key>;
   constexpr unsigned per_lane = T::buckets / 32;
-  __shared__ W tree[T::buckets - 1];
+  __shared__ shared_splitters<T, word_t<Key>> split;
   __shared__ unsigned histogram[T::buckets];
   __shared__ unsigned tile_start[T::buckets];  // a bucket's first position in the staged tile
   __shared__ index_t shift[T::buckets];        // output index - staged position, a bucket
@@ -367,13 +400,13 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
     for (unsigned k = 0; k < per_lane; ++k)
       next[k] = offsets[index_t{lane * per_lane + k} * ranges.blocks + blockIdx.x];
   }
-  load_splitters<T>(tree, splitters);
+  const bool any_equal = split.load(splitters, equal);
   for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
     unsigned slot[T::keys_per_thread];  // rank within the bucket << 8 | bucket
 #pragma unroll
     for (unsigned k = 0; k < T::keys_per_thread; ++k) {
       if (k * T::block_threads + threadIdx.x < tile_n) {
-        const unsigned b = bucket_of<T::buckets_log2>(word_of<Key>(keys[k]), tree, less);
+        const unsigned b = split.bucket_of(word_of<Key>(keys[k]), any_equal, less);
         slot[k] = atomicAdd(&histogram[b], 1u) << 8 | b;
       }
     }
@@ -436,12 +469,13 @@ void launch_split(const Key* in, Key* out, index_t n, void* memory, unsigned til
                  "sample_split sample_kernel launch", in, n, m, less);
   launch_chained(count_kernel<Key, Less>, ranges.blocks, T::block_threads, 0, stream,
                  "sample_split count_kernel launch", in, ranges, static_cast<const W*>(splitters),
-                 m.counts, m.lengths, less);
+                 static_cast<const unsigned*>(m.equal), m.counts, m.lengths, less);
   launch_chained(scan_kernel<T>, T::buckets, T::scan_threads, 0, stream,
                  "sample_split scan_kernel launch", n, ranges.blocks, m);
   launch_chained(scatter_kernel<Key, Less>, ranges.blocks, T::block_threads, 0, stream,
                  "sample_split scatter_kernel launch", in, out, ranges,
-                 static_cast<const W*>(splitters), static_cast<const index_t*>(m.counts), less);
+                 static_cast<const W*>(splitters), static_cast<const unsigned*>(m.equal),
+                 static_cast<const index_t*>(m.counts), less);
 }
 
 }  // namespace bitonic::kernels::sample_split

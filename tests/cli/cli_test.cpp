@@ -705,6 +705,22 @@ TEST_F(Cli, BenchWithoutGpuRunsTheCpuPeers) {
 
   expect_failure({"bench", "--n", "1000", "--algo", "optimized,cub_radix"}, 1,
                  "no CUDA device: nothing to run (GPU only: optimized cub_radix)");
+
+  // --dist: the keys' distribution, named in the table and in the CSV's last column.
+  const run_result few = run({"bench", "--n", "1000", "--runs", "1", "--algo", "std_sort,qsort",
+                              "--dist", "few", "--csv", path("few.csv")});
+  EXPECT_EQ(few.exit_code, 0) << few.err;
+  EXPECT_NE(few.out.find("i32, few keys, n = 1000"), std::string::npos) << few.out;
+  const std::string csv = read_file(path("few.csv"));
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(header.ends_with(",distribution")) << header;
+  EXPECT_NE(csv.find(",qsort,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",few\n"), std::string::npos) << csv;
+}
+
+TEST_F(Cli, BenchRejectsUnknownDistributions) {
+  expect_failure({"bench", "--dist", "gaussian"}, 2, "--dist: unknown distribution 'gaussian'");
+  expect_failure({"bench", "--batched", "64", "--dist", "few"}, 2, "--dist");
 }
 
 // 9. An output that is a symbolic link is written through to its target; the link stays.

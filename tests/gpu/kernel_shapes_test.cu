@@ -665,11 +665,16 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   expect_scratch_plan_sorts<double, ascending_less>((std::size_t{1} << 17) + 5);  // words
   expect_in_cache_merge_plan_sorts<double, descending_less>((std::size_t{1} << 18) + 5,
                                                             distribution::nan);
-  // The split plans: the split's four kernels, then buckets of one to eight tiles.
+  // The split plans: the split's four kernels, then buckets of one to eight tiles, and equality
+  // buckets of equal and few keys.
   expect_split_bucket_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 19) + 7,
                                                                 distribution::uniform);
   expect_split_bucket_plan_sorts<double, ascending_less>((std::size_t{1} << 17) + 1,
                                                          distribution::nan);
+  expect_split_bucket_plan_sorts<std::int64_t, ascending_less>((std::size_t{1} << 17) + 1,
+                                                               distribution::equal);  // equality
+  expect_split_bucket_plan_sorts<float, descending_less>((std::size_t{1} << 18) + 3,
+                                                         distribution::few);  // buckets
   expect_narrow_partition<std::int64_t, descending_less>(5 * tuning::optimized<8>::tile_keys + 9,
                                                          tuning::optimized<8>::tile_log2 + 2,
                                                          distribution::few);

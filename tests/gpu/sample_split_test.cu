@@ -2,7 +2,9 @@
 // keys in both orders: its output a permutation of its input (compared as sorted bits), the input
 // untouched, the table consistent with itself (key_begin from 0 to n, every bucket's tiles, every
 // tile's bucket up to max_tiles), no key of a bucket after a key of a later bucket under the order
-// on words, and on uniform keys the largest bucket within 1.5x the mean. Sizes from one key to
+// on words, every bucket's merges those of its tiles unless all its keys are equal (an equality
+// bucket: none), all keys in equality buckets where at most three distinct values fill a large
+// input, and on uniform keys the largest bucket within 1.5x the mean. Sizes from one key to
 // blocks of several tiles; uniform, sorted, reverse, equal, three and eight distinct values, and
 // NaNs of both signs, infinities and signed zeros (extremes for integers). Also replayed from a
 // CUDA graph.
@@ -78,7 +80,7 @@ template <class Key>
 struct split_result {
   std::vector<Key> out, in;
   std::vector<index_t> key_begin, tile_begin;
-  std::vector<unsigned> tile_bucket;
+  std::vector<unsigned> tile_bucket, merges, most_merges;
 };
 
 template <class T>
@@ -115,8 +117,13 @@ struct split_buffers {
   split_result<Key> download(cudaStream_t stream) const {
     BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream));
     const split::split_memory m = carved();
-    return {out.download(), in.download(), copy_back(m.key_begin, m.buckets + 1),
-            copy_back(m.tile_begin, m.buckets + 1), copy_back(m.tile_bucket, m.tiles)};
+    return {out.download(),
+            in.download(),
+            copy_back(m.key_begin, m.buckets + 1),
+            copy_back(m.tile_begin, m.buckets + 1),
+            copy_back(m.tile_bucket, m.tiles),
+            copy_back(m.merges, m.buckets),
+            copy_back(m.most_merges, 1)};
   }
 };
 
@@ -164,9 +171,30 @@ double expect_split_result(const std::vector<Key>& input, const split_result<Key
   }
   EXPECT_TRUE(r.tile_bucket == tile_bucket) << what << ": tile_bucket";
 
+  // Merges: those of a bucket's tiles, or none for a bucket whose keys are all equal words (which
+  // its tiles, each sorted, leave sorted); most_merges the most of them.
+  const auto before = words_less<Key, Less>;
+  unsigned most = 0;
+  for (unsigned b = 0; b < buckets; ++b) {
+    const index_t tiles = r.tile_begin[b + 1] - r.tile_begin[b];
+    most = std::max(most, r.merges[b]);
+    if (r.merges[b] == kernels::bucket_table::merge_stages(tiles)) continue;
+    const auto first = r.out.begin() + std::ptrdiff_t(r.key_begin[b]),
+               last = r.out.begin() + std::ptrdiff_t(r.key_begin[b + 1]);
+    const bool all_equal = std::all_of(first, last, [&](Key k) {
+      return !before(k, *first) && !before(*first, k) &&
+             ordered_word<Key>::encode(k) == ordered_word<Key>::encode(*first);
+    });
+    if (r.merges[b] != 0 || !all_equal) {
+      ADD_FAILURE() << what << ": bucket " << b << " of " << tiles << " tiles takes " << r.merges[b]
+                    << " merges" << (all_equal ? "" : ", its keys not all equal");
+      return 0;
+    }
+  }
+  EXPECT_EQ(r.most_merges.front(), most) << what << ": most_merges";
+
   // Order between buckets: the greatest key of each non-empty bucket not after the least of the
   // next non-empty one, both under the order on words.
-  const auto before = words_less<Key, Less>;
   bool have_previous = false;
   Key previous_greatest{};
   for (unsigned b = 0; b < buckets; ++b) {
@@ -192,18 +220,32 @@ std::string describe(std::size_t n, input i, std::uint64_t seed) {
   return s.str();
 }
 
-//! Splits one input on the default stream and checks the result; returns the largest bucket
-//! over the mean.
+//! What a checked split found: its largest bucket over the mean, and the most merges a bucket
+//! takes.
+struct split_outcome {
+  double largest_over_mean;
+  unsigned most_merges;
+};
+
+//! Splits one input on the default stream and checks the result.
 template <class Key, class Less>
-double expect_split(std::size_t n, input i) {
+split_outcome split_and_check(std::size_t n, input i) {
   const std::uint64_t seed = input_seed(n, i);
   const std::vector<Key> keys = make_input<Key>(n, i, seed);
   split_buffers<Key> buffers(n);
   buffers.in.upload(keys);
   buffers.template launch<Less>(cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaGetLastError());
-  return expect_split_result<Key, Less>(keys, buffers.download(cudaStream_t{}), buffers.tile_log2,
-                                        describe<Key, Less>(n, i, seed));
+  const split_result<Key> r = buffers.download(cudaStream_t{});
+  return {
+      expect_split_result<Key, Less>(keys, r, buffers.tile_log2, describe<Key, Less>(n, i, seed)),
+      r.most_merges.front()};
+}
+
+//! split_and_check's largest bucket over the mean.
+template <class Key, class Less>
+double expect_split(std::size_t n, input i) {
+  return split_and_check<Key, Less>(n, i).largest_over_mean;
 }
 
 //! Every input in both orders at sizes around a tile (2048 or 4096 keys), below the sample (8192
@@ -248,6 +290,25 @@ void expect_large_splits() {
   const std::size_t odd = 3 * (std::size_t{1} << 21) + 7;
   expect_split<Key, descending_less>(odd, input::uniform);
   expect_split<Key, ascending_less>(odd, input::equal);
+}
+
+// Equal keys and three distinct values, far more keys than a tile: every key lands in an equality
+// bucket (each value repeats among the splitters), so no bucket takes a merge; before equality
+// buckets all-equal keys were one bucket of n that took every merge.
+template <class Key>
+void expect_equality_buckets() {
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  for (const input i : {input::equal, input::three}) {
+    EXPECT_EQ((split_and_check<Key, ascending_less>(n, i).most_merges), 0u) << to_string(i);
+    EXPECT_EQ((split_and_check<Key, descending_less>(n, i).most_merges), 0u) << to_string(i);
+  }
+}
+
+TEST(SampleSplit, EqualityBuckets) {
+  expect_equality_buckets<std::int32_t>();
+  expect_equality_buckets<float>();
+  expect_equality_buckets<std::int64_t>();
+  expect_equality_buckets<double>();
 }
 
 TEST(SampleSplit, LargeInputs) {

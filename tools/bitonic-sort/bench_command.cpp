@@ -68,6 +68,12 @@ int bench_command(std::span<const std::string_view> args) {
          algos.insert(algos.end(), {"sort_host", "std_sort"});
        },
        false},
+      {"--dist",
+       [&](std::string_view v) {
+         const auto d = tools::parse_distribution(v);
+         if (!d) throw usage_error("--dist: unknown distribution '" + std::string(v) + "'");
+         cfg.dist = *d;
+       }},
       {"--runs", count("--runs", cfg.runs)},
       {"--cpu-runs", count("--cpu-runs", cfg.cpu_runs)},
       {"--seed", [&](std::string_view v) { cfg.seed = parse_uint("--seed", v, 0, UINT64_MAX); }},
@@ -106,12 +112,13 @@ int bench_command(std::span<const std::string_view> args) {
   };
   parse_options(args, options);
   if (!types.empty()) cfg.key_types = types;
+  const bool uniform = cfg.dist == tools::distribution::uniform;
   if (topk_mode) {  // the top-k mode: its own rows and table
     if (!algos.empty() || host || cfg.values != bench::value_mode::none ||
-        !batched.array_sizes.empty()) {
+        !batched.array_sizes.empty() || !uniform) {
       throw usage_error(
-          "--topk has rows of its own: it takes no --algo, --host, --values or "
-          "--batched");
+          "--topk has rows of its own: it takes no --algo, --host, --values, --batched or "
+          "--dist");
     }
     if (!types.empty()) topk.key_types = types;
     topk.runs = cfg.runs;
@@ -120,8 +127,9 @@ int bench_command(std::span<const std::string_view> args) {
     return bench::run_topk(topk);
   }
   if (!batched.array_sizes.empty()) {  // the batched mode: its own rows, peers and table
-    if (!algos.empty() || host || cfg.values != bench::value_mode::none) {
-      throw usage_error("--batched has rows of its own: it takes no --algo, --host or --values");
+    if (!algos.empty() || host || cfg.values != bench::value_mode::none || !uniform) {
+      throw usage_error(
+          "--batched has rows of its own: it takes no --algo, --host, --values or --dist");
     }
     batched.key_types = cfg.key_types;
     batched.runs = cfg.runs;

@@ -89,6 +89,8 @@ commands:
                             reported (default 5)
             --cpu-runs N    std_sort and qsort runs (default 1)
             --seed S        seed of the inputs (default 20261121)
+            --dist D        the keys' distribution: uniform sorted reverse organ equal few
+                            nan (default uniform; not with --batched or --topk)
             --csv FILE      write one row per size, type and algorithm to FILE
   sort    sort the keys of a file into a file (the same one too) with bitonic::sort_host;
           on the CPU reference executor when there is no GPU
