@@ -100,10 +100,9 @@ Key* provide_scratch(plan::plan& p, const Key* d_keys, const options& opt,
     throw error(std::string(caller) + ": out of memory for " + std::string(to_string(p.algo)) +
                 "'s scratch buffer of " + std::to_string(p.n) + " keys");
   }
-  const unsigned block_log2 = current_device_shape(sizeof(Key)).block_log2;
-  p = p.rows.count != 0
-          ? plan::make_rows_plan(p.rows, sizeof(Key), block_log2)  // in place
-          : plan::make_plan(p.algo, p.n, sizeof(Key), current_device_shape(sizeof(Key)));
+  const plan::device_shape device = current_device_shape(sizeof(Key));
+  p = p.rows.count != 0 ? plan::make_rows_plan(p.rows, sizeof(Key), device.block_log2)  // in place
+                        : plan::make_plan(p.algo, p.n, sizeof(Key), device);
   return nullptr;
 }
 
