@@ -63,8 +63,8 @@ struct optimized {
   static_assert(tile_min_blocks == 2, "two tiles an SM");
   //! From 2^merge_min_log2 keys on (0: never), plans with scratch allowed merge out of place
   //! even while the keys fit one cache block: each stage past the tile one merge_stage pass
-  //! instead of a gather and a tail (8-byte keys, 2^19..2^21: 4-12 % faster; 4-byte keys lost
-  //! at every size, docs/PERFORMANCE.md log 58).
+  //! instead of a gather and a tail (8-byte keys, 2^19..2^21: int64 5-10 % faster, double 2-12 %
+  //! but 2^20 5 % slower; 4-byte keys lost at every size, docs/PERFORMANCE.md log 58).
   static constexpr unsigned merge_min_log2 = KeyBytes == 4 ? 0 : 19;
 
   // With fewer tiles than SMs a lone tile's steps on one SM are a pass's time, so plans for few

@@ -46,6 +46,19 @@ void add_gathers(std::vector<pass>& passes, unsigned s, unsigned hi, unsigned lo
   }
 }
 
+// The first pass over stages 1..sorted: one sort_tiles on tiles, or where `split` (plans for few
+// tiles) stages 1..warp_stages on warps and then the rest on tiles.
+std::vector<pass> first_passes(unsigned sorted, std::size_t key_bytes, bool split) {
+  const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
+  if (split && sorted > warp_stages) {
+    return {
+        {pass_kind::sort_tiles, step{1, 0}, step{warp_stages, 0}, warp_stages},
+        {pass_kind::sort_tiles, step{warp_stages + 1, warp_stages}, step{sorted, 0}, tile_log2}};
+  }
+  return {{pass_kind::sort_tiles, step{1, 0}, step{sorted, 0}, tile_log2}};
+}
+
 // The optimized path: whole tiles in registers and shared memory, then per longer stage its
 // wide steps in as few gather passes as possible and its tail: on warps (the gathers reaching
 // down to a warp's keys) where that costs no extra pass, else on tiles. A warp's tail is cheaper
@@ -63,16 +76,8 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
   const unsigned full_segments = tuning::optimized_gather_full_segment_steps_max(key_bytes);
   const unsigned most_rows =
       in_cache ? tuning::optimized_gather_steps_max(key_bytes) : full_segments;
-  std::vector<pass> passes;
-  if (k == 0) return passes;
-  const unsigned sorted = std::min(k, tile_log2);
-  if (split && sorted > warp_stages) {
-    passes.push_back({pass_kind::sort_tiles, step{1, 0}, step{warp_stages, 0}, warp_stages});
-    passes.push_back(
-        {pass_kind::sort_tiles, step{warp_stages + 1, warp_stages}, step{sorted, 0}, tile_log2});
-  } else {
-    passes.push_back({pass_kind::sort_tiles, step{1, 0}, step{sorted, 0}, tile_log2});
-  }
+  if (k == 0) return {};
+  std::vector<pass> passes = first_passes(std::min(k, tile_log2), key_bytes, split);
   // A stage's gathers down to 2^tail_log2 and its tail: the gathers split at the block's width
   // when that costs no extra pass, so that the passes below it stay inside blocks.
   const auto stage_passes = [&](unsigned s, unsigned tail_log2, unsigned per_pass) {
@@ -142,19 +147,13 @@ plan sized_plan(algorithm algo, std::size_t n) {
 // the merges are odd in number, so that the last one lands in the caller's keys. Words stay in
 // memory from the first pass to the last merge, which alone decodes them: for float keys encoding
 // and decoding were a quarter of a merge pass's instructions (docs/PERFORMANCE.md log 31).
-// The first pass, split in two where `split_first` (stages 1..warp_stages on warps in place,
-// then the rest on tiles: plans for few tiles), then one merge_stage a stage past the tile.
+// The first pass (first_passes, split where `split_first`: its second part, on tiles, writes
+// the words), then one merge_stage a stage past the tile.
 std::vector<pass> merged_out_of_place_passes(unsigned k, std::size_t key_bytes, bool split_first) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
-  const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
-  const bool odd = (k - tile_log2) % 2 == 1;
-  std::vector<pass> passes;
-  const step first = split_first ? step{warp_stages + 1, warp_stages} : step{1, 0};
-  if (split_first) {
-    passes.push_back({pass_kind::sort_tiles, step{1, 0}, step{warp_stages, 0}, warp_stages});
-  }
-  passes.push_back(
-      {pass_kind::sort_tiles, first, step{tile_log2, 0}, tile_log2, 0, odd, false, true});
+  std::vector<pass> passes = first_passes(tile_log2, key_bytes, split_first);
+  passes.back().to_other = (k - tile_log2) % 2 == 1;
+  passes.back().writes_words = true;
   for (unsigned s = tile_log2 + 1; s <= k; ++s) {
     passes.push_back({pass_kind::merge_stage, step{s, s - 1}, step{s, 0}, s, 0, true, true, s < k});
   }
@@ -183,8 +182,8 @@ void split_then_merge(plan& p, std::size_t key_bytes) {
   p.buckets = tuning::sample_split_buckets(key_bytes);
   const unsigned merges = network::ceil_log2(((p.n - 1) >> tile_log2) + 1);
   p.passes.push_back({pass_kind::split_buckets, {}, {}, 0, 0, true});
-  pass first{
-      pass_kind::sort_tiles, step{1, 0}, step{tile_log2, 0}, tile_log2, 0, false, false, true};
+  pass first = first_passes(tile_log2, key_bytes, false).front();
+  first.writes_words = true;
   first.on_buckets = true;
   p.passes.push_back(first);
   for (unsigned s = tile_log2 + 1; s <= tile_log2 + merges; ++s) {

@@ -12,6 +12,7 @@
 #include "bench/keys.hpp"
 #include "bench/topk.hpp"
 #include "commands.hpp"
+#include "file_options.hpp"
 
 namespace bitonic::cli {
 
@@ -68,12 +69,7 @@ int bench_command(std::span<const std::string_view> args) {
          algos.insert(algos.end(), {"sort_host", "std_sort"});
        },
        false},
-      {"--dist",
-       [&](std::string_view v) {
-         const auto d = tools::parse_distribution(v);
-         if (!d) throw usage_error("--dist: unknown distribution '" + std::string(v) + "'");
-         cfg.dist = *d;
-       }},
+      {"--dist", [&](std::string_view v) { cfg.dist = parse_distribution_name(v); }},
       {"--runs", count("--runs", cfg.runs)},
       {"--cpu-runs", count("--cpu-runs", cfg.cpu_runs)},
       {"--seed", [&](std::string_view v) { cfg.seed = parse_uint("--seed", v, 0, UINT64_MAX); }},

@@ -331,12 +331,7 @@ int gen_command(std::span<const std::string_view> args) {
       {"--out", [&](std::string_view v) { out_path = v; }},
       {"--n", [&](std::string_view v) { count = parse_uint("--n", v, 0, max_file_keys); }},
       {"--type", [&](std::string_view v) { key_type = parse_key_type(v); }},
-      {"--dist",
-       [&](std::string_view v) {
-         const auto d = tools::parse_distribution(v);
-         if (!d) throw usage_error("--dist: unknown distribution '" + std::string(v) + "'");
-         dist = *d;
-       }},
+      {"--dist", [&](std::string_view v) { dist = parse_distribution_name(v); }},
       {"--seed", [&](std::string_view v) { seed = parse_uint("--seed", v, 0, UINT64_MAX); }},
   };
   parse_options(args, options);

@@ -16,6 +16,12 @@ std::string_view parse_key_type(std::string_view name) {
   return name;
 }
 
+tools::distribution parse_distribution_name(std::string_view name) {
+  const auto d = tools::parse_distribution(name);
+  if (!d) throw usage_error("--dist: unknown distribution '" + std::string(name) + "'");
+  return *d;
+}
+
 std::string_view parse_index_type(std::string_view name) {
   if (name != "u32" && name != "u64") {
     throw usage_error("--index: '" + std::string(name) + "' is not u32 or u64");

@@ -1,5 +1,5 @@
-// What the file commands (sort, gen, verify, argsort) share: their options' checks, the opening of
-// an input file, and the clock of their timing lines.
+// What the file commands (sort, gen, verify, argsort) share: their options' checks (--dist also
+// bench's), the opening of an input file, and the clock of their timing lines.
 #pragma once
 
 #include <chrono>
@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "bench/keys.hpp"
 #include "bitonic/bitonic.hpp"
 #include "tools/common/array_file.hpp"
 
@@ -20,6 +21,10 @@ inline double seconds_since(clock::time_point start) {
 
 //! `name` if it is a key type (i32 u32 i64 u64 f32 f64); usage_error for --type otherwise.
 std::string_view parse_key_type(std::string_view name);
+
+//! The distribution `name` names (uniform sorted reverse organ equal few nan); usage_error for
+//! --dist otherwise.
+tools::distribution parse_distribution_name(std::string_view name);
 
 //! `name` if it is an index type of argsort and topk (u32 u64); usage_error for --index otherwise.
 std::string_view parse_index_type(std::string_view name);
