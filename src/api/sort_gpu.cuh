@@ -3,14 +3,17 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "api/device_ops.hpp"
 #include "api/options.hpp"
+#include "api/plan_cache.hpp"
 #include "api/records.hpp"
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
@@ -47,14 +50,20 @@ algorithm algorithm_for_device(const options& opt, std::size_t n, const char* ca
 //! Enqueues the passes of p (on opt's stream and order); `scratch` holds p.scratch_keys keys when
 //! the plan needs it; with a `source` the keys are read from there (dispatch::run_plan). Loads
 //! every kernel of the plan first, so that a kernel CUDA cannot load (lazy loading, device memory
-//! full) fails the call before any key has moved.
+//! full) fails the call before any key has moved; with `loaded` (a cached plan's flags: null for
+//! a plan of this call's own) only where that plan has not loaded them for this run before.
 template <class Key>
 void run(const plan::plan& p, Key* d_keys, Key* scratch, const options& opt,
-         const Key* source = nullptr) {
+         std::type_identity_t<const Key*> source = nullptr,
+         std::atomic<unsigned>* loaded = nullptr) {
+  const unsigned walk = load_walk(opt.direction, source != nullptr);
   with_order(opt.direction, [&](auto less) {
-    {
-      const kernels::load_only_scope loading;
-      dispatch::run_plan(p, d_keys, scratch, less, opt.stream, source);
+    if (loaded == nullptr || (loaded->load(std::memory_order_acquire) & walk) == 0) {
+      {
+        const kernels::load_only_scope loading;
+        dispatch::run_plan(p, d_keys, scratch, less, opt.stream, source);
+      }
+      if (loaded != nullptr) loaded->fetch_or(walk, std::memory_order_release);
     }
     dispatch::run_plan(p, d_keys, scratch, less, opt.stream, source);
   });
@@ -66,11 +75,23 @@ std::size_t workspace_bytes(const plan::plan& p) {
   return p.needs_scratch() ? p.scratch_keys * sizeof(Key) + workspace_alignment : 0;
 }
 
-//! The plan sort() runs for n keys with opt on the current device, scratch allowed.
+//! The plan sort() runs for n keys with opt on the current device, scratch allowed: made on the
+//! first call for (device, opt.algo, n), cached after (plan_cache).
 template <class Key>
-plan::plan sort_plan(std::size_t n, const options& opt, const char* caller) {
-  return plan::make_plan(algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key),
-                         current_device_shape(sizeof(Key)), plan::scratch_use::allowed);
+std::shared_ptr<cached_plan> sort_plan(std::size_t n, const options& opt, const char* caller) {
+  static plan_cache plans;  // one a key type: its loaded flags are this type's kernels
+  int device = 0;
+  BITONIC_CUDA_CHECK(cudaGetDevice(&device));
+  return plans.get(device, opt.algo, n, [&] {
+    return plan::make_plan(algorithm_for_device<Key>(opt, n, caller), n, sizeof(Key),
+                           current_device_shape(sizeof(Key)), plan::scratch_use::allowed);
+  });
+}
+
+//! `planned`'s loaded flags for running it with `scratch` (api::run), or null where
+//! provide_scratch found no memory for its scratch and replaced it by the in-place plan.
+inline std::atomic<unsigned>* loaded_flags(cached_plan& planned, const void* scratch) {
+  return planned.plan.needs_scratch() && scratch == nullptr ? nullptr : &planned.loaded;
 }
 
 //! The scratch for p: the caller's workspace when opt has one (checked: large enough, device
@@ -117,10 +138,11 @@ void sort(Key* d_keys, std::size_t n, const options& opt) {
   if constexpr (std::is_floating_point_v<Key>) {
     if (opt.stable) return api::stable_sort_keys(d_keys, n, opt);
   }
-  plan::plan p = api::sort_plan<Key>(n, opt, caller);
+  const auto planned = api::sort_plan<Key>(n, opt, caller);
+  plan::plan p = planned->plan;
   runtime::stream_buffer<std::byte> owned;
   Key* const scratch = api::provide_scratch(p, d_keys, opt, owned, caller);
-  api::run(p, d_keys, scratch, opt);
+  api::run(p, d_keys, scratch, opt, nullptr, api::loaded_flags(*planned, scratch));
 }
 
 template <class Key>
@@ -144,10 +166,11 @@ void sort(const Key* d_in, Key* d_out, std::size_t n, const options& opt) {
         cudaMemcpyAsync(d_out, d_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, opt.stream));
     return sort(d_out, n, opt);
   }
-  plan::plan p = api::sort_plan<Key>(n, opt, caller);
+  const auto planned = api::sort_plan<Key>(n, opt, caller);
+  plan::plan p = planned->plan;
   runtime::stream_buffer<std::byte> owned;
   Key* const scratch = api::provide_scratch(p, d_out, opt, owned, caller, d_in);
-  api::run(p, d_out, scratch, opt, d_in);
+  api::run(p, d_out, scratch, opt, d_in, api::loaded_flags(*planned, scratch));
 }
 
 template <class Key>
@@ -159,7 +182,7 @@ std::size_t workspace_bytes(std::size_t n, const options& opt) {
   if constexpr (std::is_floating_point_v<Key>) {
     if (opt.stable) return api::stable_sort_workspace_bytes<Key>(n, opt);
   }
-  return api::workspace_bytes<Key>(api::sort_plan<Key>(n, opt, caller));
+  return api::workspace_bytes<Key>(api::sort_plan<Key>(n, opt, caller)->plan);
 }
 
 namespace api {
