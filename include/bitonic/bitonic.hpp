@@ -498,7 +498,7 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
 //! half and bfloat16, in the total order of float: NaNs last when ascending and first when
 //! descending, -0.0 equal to +0.0; order.hpp's ascending_less orders them). For these the
 //! keys-only entry points are precompiled (sort in place and out of place, workspace_bytes,
-//! sort_on_cpu, sort_host, with the contracts above); sort_pairs and argsort are not.
+//! sort_on_cpu, sort_host, with the contracts above), and the record sorts (below).
 //!
 //! How: the network does not run on them. Each key is widened to a 32-bit word whose unsigned `<`
 //! refines the key order (its bits zero-extended: integers with the sign bit flipped, half and
@@ -620,5 +620,36 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_RECORDS)
 #undef BITONIC_DECLARE_RECORDS
 #undef BITONIC_DECLARE_INDEX
 #undef BITONIC_DECLARE_PAIR
+
+//! Records of 1- and 2-byte keys (BITONIC_FOR_EACH_SMALL_KEY): sort_pairs, argsort (both forms),
+//! their workspace sizes and host forms, with the contracts above, every value and index type.
+//! How: argsort sorts each key's 32-bit class word (equal exactly for equivalent keys: -0.0 and
+//! +0.0, all NaNs) with argsort<std::uint32_t>, and gathers the sorted keys through the indices;
+//! sort_pairs sorts each key's 32-bit word (small_word, bit for bit) with its values by
+//! sort_pairs<std::uint32_t, Value> and narrows the words back over the keys, except with
+//! opt.stable for __half and __nv_bfloat16 keys, which take an argsort and gathers of keys and
+//! values. Memory: 4 bytes a key of words (or indices) plus the 4-byte record sort's scratch
+//! (stable 2-byte floats: copies of the keys and values too); complexity as for 4-byte keys.
+//! The batched, segmented and top-k record forms are not precompiled for these keys.
+#define BITONIC_DECLARE_SMALL_PAIR(Key, Value)                                \
+  template <>                                                                 \
+  void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&);     \
+  template <>                                                                 \
+  std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&); \
+  extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);
+#define BITONIC_DECLARE_SMALL_INDEX(Key, Index)                                    \
+  template <>                                                                      \
+  void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);       \
+  template <>                                                                      \
+  void argsort<Key, Index>(const Key*, Key*, Index*, std::size_t, const options&); \
+  template <>                                                                      \
+  std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);    \
+  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&);
+#define BITONIC_DECLARE_SMALL_RECORDS(Key) \
+  BITONIC_FOR_EACH_RECORD(BITONIC_DECLARE_SMALL_PAIR, BITONIC_DECLARE_SMALL_INDEX, Key)
+BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_RECORDS)
+#undef BITONIC_DECLARE_SMALL_RECORDS
+#undef BITONIC_DECLARE_SMALL_INDEX
+#undef BITONIC_DECLARE_SMALL_PAIR
 
 }  // namespace bitonic

@@ -53,14 +53,6 @@ options word_sort_options(const options& opt) {
   return words;
 }
 
-//! Positions are 32 bits in the words, so a record sort takes at most 2^32 keys.
-void require_positions(std::size_t n, const char* caller) {
-  if (n > (std::size_t{1} << 32)) {
-    throw error(std::string(caller) + ": n = " + std::to_string(n) +
-                " is more than the 2^32 records a record sort takes");
-  }
-}
-
 //! Whether records of 4-byte Key in arrays of array_size (0: one array) sort as record rows, in
 //! one pass (kernels/record_rows.cuh): batched, each array no longer than a tile of 8-byte words.
 //! Throws as the batched word sort would where the device cannot hold its tiles.
@@ -303,31 +295,6 @@ std::size_t argsort_bytes(std::size_t n, std::size_t array_size, const options& 
   return sorts_as_record_rows<Key>(n, array_size, opt)
              ? 0
              : argsort_words_bytes<Key>(n, array_size, opt);
-}
-
-//! The checks of a record sort's two device arrays of n elements each: device memory of the
-//! current device, and apart.
-template <class Key, class Second>
-void require_record_arrays(const Key* d_keys, const Second* d_second, std::size_t n,
-                           const char* caller, const char* second) {
-  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
-  runtime::require_device_range(d_second, n, sizeof(Second), alignof(Second), caller, second);
-  require_apart(d_keys, n * sizeof(Key), d_second, n * sizeof(Second), caller,
-                (std::string("d_keys and ") + second).c_str());
-}
-
-//! The checks of an argsort's optional sorted keys (null: none): device memory of the current
-//! device for n keys, apart from the keys and the indices.
-template <class Key, class Index>
-void require_sorted_keys(const Key* d_keys, const Key* d_sorted_keys, const Index* d_indices,
-                         std::size_t n, const char* caller) {
-  if (d_sorted_keys == nullptr) return;
-  runtime::require_device_range(d_sorted_keys, n, sizeof(Key), alignof(Key), caller,
-                                "d_sorted_keys");
-  require_apart(d_keys, n * sizeof(Key), d_sorted_keys, n * sizeof(Key), caller,
-                "d_keys and d_sorted_keys");
-  require_apart(d_indices, n * sizeof(Index), d_sorted_keys, n * sizeof(Key), caller,
-                "d_indices and d_sorted_keys");
 }
 
 //! The checks of a batched record form before its arrays: options, an algorithm with a batched

@@ -1,13 +1,50 @@
 // Record sorts (records.cu): argsort, sort_pairs and the stable key sort, all one stable argsort
-// on the 8-byte key sort (kernels/records.cuh says how) followed by gathers.
+// on the 8-byte key sort (kernels/records.cuh says how) followed by gathers; and the checks of
+// their arguments, which the 1- and 2-byte keys' record sorts (small_records.cu) share.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
+#include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
+#include "runtime/device.hpp"
 
 namespace bitonic::api {
+
+//! Positions are 32 bits in the words, so a record sort takes at most 2^32 keys.
+inline void require_positions(std::size_t n, const char* caller) {
+  if (n > (std::size_t{1} << 32)) {
+    throw error(std::string(caller) + ": n = " + std::to_string(n) +
+                " is more than the 2^32 records a record sort takes");
+  }
+}
+
+//! The checks of a record sort's two device arrays of n elements each: device memory of the
+//! current device, and apart.
+template <class Key, class Second>
+void require_record_arrays(const Key* d_keys, const Second* d_second, std::size_t n,
+                           const char* caller, const char* second) {
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller, "d_keys");
+  runtime::require_device_range(d_second, n, sizeof(Second), alignof(Second), caller, second);
+  require_apart(d_keys, n * sizeof(Key), d_second, n * sizeof(Second), caller,
+                (std::string("d_keys and ") + second).c_str());
+}
+
+//! The checks of an argsort's optional sorted keys (null: none): device memory of the current
+//! device for n keys, apart from the keys and the indices.
+template <class Key, class Index>
+void require_sorted_keys(const Key* d_keys, const Key* d_sorted_keys, const Index* d_indices,
+                         std::size_t n, const char* caller) {
+  if (d_sorted_keys == nullptr) return;
+  runtime::require_device_range(d_sorted_keys, n, sizeof(Key), alignof(Key), caller,
+                                "d_sorted_keys");
+  require_apart(d_keys, n * sizeof(Key), d_sorted_keys, n * sizeof(Key), caller,
+                "d_keys and d_sorted_keys");
+  require_apart(d_indices, n * sizeof(Index), d_sorted_keys, n * sizeof(Key), caller,
+                "d_indices and d_sorted_keys");
+}
 
 //! sort() with opt.stable for float and double keys (whose equivalent keys can differ in bits):
 //! an argsort, then the keys gathered; sort_batched's in arrays of array_size keys unless that is

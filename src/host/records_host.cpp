@@ -3,6 +3,9 @@
 // the staging ring, the device form sorts them, and they come back. Otherwise the CPU sorts the
 // positions by key with std::stable_sort and gathers: stable whatever opt.stable says, and the
 // record sorts' only road for data larger than the device (no out-of-core merge of records yet).
+// Every key type, 1- and 2-byte keys included.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -147,5 +150,6 @@ void argsort_host(const Key* h_keys, Index* h_indices, std::size_t n, const opti
 #define BITONIC_INSTANTIATE_RECORDS(Key) \
   BITONIC_FOR_EACH_RECORD(BITONIC_INSTANTIATE_PAIR, BITONIC_INSTANTIATE_INDEX, Key)
 BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_RECORDS)
+BITONIC_FOR_EACH_SMALL_KEY(BITONIC_INSTANTIATE_RECORDS)
 
 }  // namespace bitonic

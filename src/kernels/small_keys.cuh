@@ -1,7 +1,8 @@
-// 1- and 2-byte keys: the two small kernels around the 4-byte key sort (and, for a stable sort of
+// 1- and 2-byte keys: the small kernels around the 4-byte key sort (and, for a stable sort of
 // __half or __nv_bfloat16, the 8-byte one) that the network needs no copy of its kernels for. widen
 // writes each key's word (network/small_key_order.hpp) into the scratch, narrow writes the sorted
-// words' keys back over the keys. One kernel of each per key type and word size.
+// words' keys back over the keys. One kernel of each per key type and word size. Their record
+// sorts (api/small_records.cu) widen to class words and gather by the indices of an argsort.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,15 +21,15 @@ using network::index_t;
 //! Threads of a block of both kernels (grid-stride loops, one key a thread a round).
 inline constexpr unsigned block_threads = 256;
 
-//! words[i] = the word of keys[i]: small_word for 32-bit words, stable_half_word (position i,
-//! complemented class when `descending`) for 64-bit words.
+//! words[i] = the word of keys[i]: small_word (small_class_word where `by_class`) for 32-bit
+//! words, stable_half_word (position i, complemented class when `descending`) for 64-bit words.
 template <class Key, class Word>
 __global__ void __launch_bounds__(block_threads)
-    widen_kernel(const Key* keys, Word* words, index_t n, bool descending) {
+    widen_kernel(const Key* keys, Word* words, index_t n, bool descending, bool by_class) {
   for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
        i += index_t{gridDim.x} * block_threads) {
     if constexpr (std::is_same_v<Word, std::uint32_t>) {
-      words[i] = small_word(keys[i]);
+      words[i] = by_class ? small_class_word(keys[i]) : small_word(keys[i]);
     } else {
       words[i] = stable_half_word(keys[i], i, descending);
     }
@@ -49,11 +50,29 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+//! out[i] = in[order[i]]: keys or values moved as Bits through an argsort's indices.
+template <class Bits, class Index>
+__global__ void __launch_bounds__(block_threads)
+    gather_kernel(const Index* order, const Bits* in, Bits* out, index_t n) {
+  for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
+       i += index_t{gridDim.x} * block_threads) {
+    out[i] = in[order[i]];
+  }
+}
+
 //! Enqueues widen_kernel on `stream` (only loads it under a load_only_scope).
 template <class Key, class Word>
-void launch_widen(const Key* keys, Word* words, index_t n, bool descending, cudaStream_t stream) {
+void launch_widen(const Key* keys, Word* words, index_t n, bool descending, cudaStream_t stream,
+                  bool by_class = false) {
   launch_plain(widen_kernel<Key, Word>, grid_blocks(n, block_threads), block_threads, stream,
-               "small keys widen_kernel launch", keys, words, n, descending);
+               "small keys widen_kernel launch", keys, words, n, descending, by_class);
+}
+
+//! Enqueues gather_kernel on `stream` (only loads it under a load_only_scope).
+template <class Bits, class Index>
+void launch_gather(const Index* order, const Bits* in, Bits* out, index_t n, cudaStream_t stream) {
+  launch_plain(gather_kernel<Bits, Index>, grid_blocks(n, block_threads), block_threads, stream,
+               "small keys gather_kernel launch", order, in, out, n);
 }
 
 //! Enqueues narrow_kernel on `stream` (only loads it under a load_only_scope).

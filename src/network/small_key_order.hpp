@@ -87,6 +87,18 @@ BITONIC_HOST_DEVICE std::uint16_t half_class_word(Key k) {
   return unsigned_word(detail::key_of<Key>(bits));
 }
 
+//! The 32-bit word of a 1- or 2-byte key's class of equivalent keys, whose unsigned `<` is
+//! ascending_less and whose equality is equivalence: small_word for integers, half_class_word
+//! zero-extended for 2-byte floats. What record sorts of these keys order by.
+template <class Key>
+BITONIC_HOST_DEVICE std::uint32_t small_class_word(Key k) {
+  if constexpr (is_half_float_v<Key>) {
+    return half_class_word(k);
+  } else {
+    return small_word(k);
+  }
+}
+
 //! The 64-bit word of the stable sort of 2-byte floats: the key's class word (complemented when
 //! descending) in bits 48..63, its position (< 2^32) in bits 16..47 and its own bits in 0..15, so
 //! that ascending words order by key, then by position, and the key's bits come back as they were.

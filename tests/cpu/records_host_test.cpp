@@ -20,7 +20,7 @@ using tools::distribution;
 
 template <class Key>
 class RecordsHost : public ::testing::Test {};
-TYPED_TEST_SUITE(RecordsHost, test::key_types, test::key_type_names);
+TYPED_TEST_SUITE(RecordsHost, test::record_key_types, test::key_type_names);
 
 TYPED_TEST(RecordsHost, PairsAndArgsortMatchStdStableSort) {
   using Key = TypeParam;

@@ -68,7 +68,7 @@ void expect_records(const std::vector<Key>& input, order direction, std::size_t 
 
 template <class Key>
 class HostRecords : public ::testing::Test {};
-TYPED_TEST_SUITE(HostRecords, test::key_types, test::key_type_names);
+TYPED_TEST_SUITE(HostRecords, test::record_key_types, test::key_type_names);
 
 // 2^21 + 5 records: one chunk of 4-byte elements, two of 8-byte ones; 5 * 2^21 + 3: three and
 // six, past the ring's four buffers (8-byte values go round it where 4-byte keys do not).

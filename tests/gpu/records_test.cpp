@@ -37,9 +37,15 @@ std::vector<T> gathered(const std::vector<T>& from, const std::vector<std::uint6
 }
 
 //! Sizes around the word sort's regimes: tiny, around its tiles (2^13 and 2^14 8-byte words),
-//! around the L2 block, and random ones, fixed by seed.
+//! around the L2 block, and random ones, fixed by seed. 1- and 2-byte keys, whose records are
+//! 4-byte ones underneath, take fewer.
+template <class Key>
 std::vector<std::size_t> record_sizes() {
   std::vector<std::size_t> sizes = {0, 1, 2, 3, 5, 31, 33, 1000};
+  if constexpr (sizeof(Key) <= 2) {
+    sizes.insert(sizes.end(), {1023, 16385, 65535, (std::size_t{1} << 20) + 3});
+    return sizes;
+  }
   for (const unsigned k : {10u, 13u, 14u, 16u, 20u}) {
     const std::size_t power = std::size_t{1} << k;
     sizes.insert(sizes.end(), {power - 1, power, power + 1});
@@ -105,7 +111,8 @@ template <class Key, class Value>
     seen[from] = true;
     if (std::memcmp(&keys[i], &input[from], sizeof(Key)) != 0) {
       return ::testing::AssertionFailure()
-             << "key at " << i << " is " << +keys[i] << ", its value's key is " << +input[from];
+             << "key at " << i << " is 0x" << std::hex << +tools::key_bits(keys[i])
+             << ", its value's key is 0x" << +tools::key_bits(input[from]);
     }
     const bool out_of_order =
         i > 0 && (direction == order::ascending ? ascending_less{}(keys[i], keys[i - 1])
@@ -124,11 +131,11 @@ std::string describe(std::string_view key, std::size_t n, distribution d, std::u
 
 template <class Key>
 class Records : public ::testing::Test {};
-TYPED_TEST_SUITE(Records, test::key_types, test::key_type_names);
+TYPED_TEST_SUITE(Records, test::record_key_types, test::key_type_names);
 
 TYPED_TEST(Records, ArgsortIsTheStableOrder) {
   using Key = TypeParam;
-  for (const std::size_t n : record_sizes()) {
+  for (const std::size_t n : record_sizes<Key>()) {
     device_array<Key> keys(n);
     device_array<std::uint32_t> indices(n);
     device_array<std::uint64_t> wide_indices(n);
@@ -181,7 +188,7 @@ void check_pairs(std::size_t n, distribution d, order direction, bool stable) {
 
 TYPED_TEST(Records, SortPairsMovesValuesWithTheirKeys) {
   using Key = TypeParam;
-  for (const std::size_t n : record_sizes()) {
+  for (const std::size_t n : record_sizes<Key>()) {
     for (const distribution d : tools::all_distributions) {
       for (const order direction : test::all_orders) {
         check_pairs<Key, std::uint32_t>(n, d, direction, false);
@@ -359,6 +366,63 @@ TEST(RecordsWorkspace, UnstablePairsOfFourBytesSortTheRecordsThemselves) {
   sort_pairs(keys.get(), vals.get(), n, opt);
   EXPECT_TRUE(sorted_records(keys.download(), vals.download(), input, order::descending));
   EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
+}
+
+// 1- and 2-byte keys' record sorts run on 4-byte ones in their own scratch: given exactly the
+// workspace their sizing function names they allocate nothing; one byte less is refused with that
+// size and the data untouched. Stable __half pairs (an argsort and gathers) and int8 argsort with
+// the sorted keys, on a stream.
+TEST(RecordsWorkspace, SmallKeysInAnExactWorkspace) {
+  const std::size_t n = (std::size_t{1} << 20) + 9;
+  const cuda_stream stream;
+  const options base{.direction = order::descending, .stream = stream.get(), .stable = true};
+  const std::vector<__half> halves =
+      tools::generate<__half>(n, distribution::nan, test::case_seed(n, distribution::nan));
+  const std::vector<std::uint64_t> want_halves = test::stable_order(halves, order::descending);
+  const std::vector<std::uint64_t> values = distinct_values<std::uint64_t>(n);
+  const std::size_t bytes = pairs_workspace_bytes<__half, std::uint64_t>(n, base);
+  device_buffer<std::byte> workspace(bytes);
+  options opt = base;
+  opt.workspace = workspace.get();
+  opt.workspace_bytes = bytes;
+  device_array<__half> keys(n);
+  device_array<std::uint64_t> vals(n);
+  keys.upload(halves, stream.get());
+  vals.upload(values, stream.get());
+  const std::size_t cached_before = cached_memory_bytes();
+  sort_pairs(keys.get(), vals.get(), n, opt);
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), gathered(halves, want_halves)));
+  EXPECT_TRUE(same_bits(vals.download(stream.get()), gathered(values, want_halves)));
+  EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
+  opt.workspace_bytes = bytes - 1;
+  keys.upload(halves, stream.get());
+  EXPECT_TRUE(throws_error([&] { sort_pairs(keys.get(), vals.get(), n, opt); },
+                           {std::to_string(bytes), "pairs_workspace_bytes"}));
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), halves)) << "keys changed by a refused call";
+
+  const std::vector<std::int8_t> bytes_in =
+      tools::generate<std::int8_t>(n, distribution::uniform, 91);
+  const std::vector<std::uint64_t> want_bytes = test::stable_order(bytes_in, order::descending);
+  device_array<std::int8_t> small(n);
+  device_array<std::int8_t> sorted(n);
+  device_array<std::uint32_t> indices(n);
+  small.upload(bytes_in, stream.get());
+  opt.workspace_bytes = argsort_workspace_bytes<std::int8_t, std::uint32_t>(n, base);
+  ASSERT_LE(opt.workspace_bytes, bytes);
+  argsort(small.get(), sorted.get(), indices.get(), n, opt);
+  const std::vector<std::uint32_t> got = indices.download(stream.get());
+  EXPECT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()), want_bytes));
+  EXPECT_TRUE(same_bits(sorted.download(stream.get()), gathered(bytes_in, want_bytes)));
+  EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
+  const std::size_t argsort_bytes = opt.workspace_bytes;
+  opt.workspace_bytes = argsort_bytes - 1;
+  EXPECT_TRUE(throws_error([&] { argsort(small.get(), indices.get(), n, opt); },
+                           {std::to_string(argsort_bytes), "argsort_workspace_bytes"}));
+  EXPECT_TRUE(throws_error([&] { argsort(small.get(), small.get(), indices.get(), n); },
+                           {"d_keys and d_sorted_keys overlap"}));
+  EXPECT_TRUE(throws_error(
+      [&] { argsort(small.get(), reinterpret_cast<std::uint32_t*>(small.get() + 8), n / 4 - 2); },
+      {"d_keys and d_indices overlap"}));
 }
 
 TEST(RecordsErrors, BadArgumentsLeaveTheDataAlone) {

@@ -93,7 +93,8 @@ TEST(Sanitize, HostSortOutOfCore) {
   expect_out_of_core_host_sort<float>(200000);
 }
 
-//! The record kernels (record words, both halves of 8-byte keys, unpacks, gathers) under
+//! The record kernels (record words, both halves of 8-byte keys, unpacks, gathers; for 1- and
+//! 2-byte keys the widens, narrows and gathers around them) under
 //! sort_pairs (stable and not; 4-byte values ride in the words), argsort and the stable sort:
 //! keys come out as std::sort's, and the values with them.
 template <class Key, class Value>
@@ -142,6 +143,9 @@ TEST(Sanitize, Records) {
   expect_small_record_sorts<float, std::uint32_t>();
   expect_small_record_sorts<std::int32_t, std::uint64_t>();
   expect_small_record_sorts<std::int64_t, std::uint64_t>();
+  // 1- and 2-byte keys: class words, the word sorts' records, narrows and gathers by index.
+  expect_small_record_sorts<std::int8_t, std::uint32_t>();
+  expect_small_record_sorts<__half, std::uint64_t>();
 }
 
 // sort_batched: rows of one tile pass (300 keys), staged short rows (5, 17 and 33 keys: rows
