@@ -18,7 +18,7 @@ namespace bitonic::kernels::small_keys {
 
 using network::index_t;
 
-//! Threads of a block of both kernels (grid-stride loops, one key a thread a round).
+//! Threads of a block of every kernel here (grid-stride loops, one key a thread a round).
 inline constexpr unsigned block_threads = 256;
 
 //! words[i] = the word of keys[i]: small_word (small_class_word where `by_class`) for 32-bit
