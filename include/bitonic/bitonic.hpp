@@ -498,19 +498,20 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
 //! half and bfloat16, in the total order of float: NaNs last when ascending and first when
 //! descending, -0.0 equal to +0.0; order.hpp's ascending_less orders them). For these the
 //! keys-only entry points are precompiled (sort in place and out of place, workspace_bytes,
-//! sort_on_cpu, sort_host, with the contracts above), and the record sorts (below).
+//! sort_batched, batched_workspace_bytes, sort_on_cpu, sort_host, with the contracts above), and
+//! the record sorts (below).
 //!
 //! How: the network does not run on them. Each key is widened to a 32-bit word whose unsigned `<`
 //! refines the key order (its bits zero-extended: integers with the sign bit flipped, half and
-//! bfloat16 mapped as float is), the words are sorted by sort<std::uint32_t> (in opt.direction)
-//! and narrowed back, bit for bit. So sort and sort_on_cpu give the same bits for the same input.
-//! With opt.stable, __half and __nv_bfloat16 keys (whose equivalent keys can differ in bits) go as
-//! 64-bit words of their class, position and bits through sort<std::uint64_t> instead (at most
-//! 2^32 keys); integer keys are the same either way.
-//! Memory: sort needs workspace_bytes<Key>(n, opt) bytes of scratch for n >= 2 even where 4-byte
-//! keys sort in place: 4 bytes a key for the words (stable half/bfloat16: 8) plus the word sort's
-//! own workspace and alignment slack, from opt.workspace (too small: bitonic::error naming the
-//! bytes, keys untouched) or else the library's pool, as for `sort` (no pool memory:
+//! bfloat16 mapped as float is), the words are sorted by sort<std::uint32_t> (in opt.direction;
+//! sort_batched<std::uint32_t> for sort_batched) and narrowed back, bit for bit. So sort and
+//! sort_on_cpu give the same bits for the same input. With opt.stable, __half and __nv_bfloat16
+//! keys (whose equivalent keys can differ in bits) go as 64-bit words of their class, position and
+//! bits through sort<std::uint64_t> instead (at most 2^32 keys); integer keys are the same either
+//! way. Memory: sort needs workspace_bytes<Key>(n, opt) bytes of scratch for n >= 2 even where
+//! 4-byte keys sort in place: 4 bytes a key for the words (stable half/bfloat16: 8) plus the word
+//! sort's own workspace and alignment slack, from opt.workspace (too small: bitonic::error naming
+//! the bytes, keys untouched) or else the library's pool, as for `sort` (no pool memory:
 //! bitonic::error, keys untouched). sort_on_cpu allocates the words (4 bytes a key) on the host.
 //! sort_host uploads the keys whole and sorts them with sort when the keys plus that scratch fit
 //! the device memory it may use (opt.max_device_bytes, else what is free), and otherwise, or
@@ -525,16 +526,20 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
   X(__half)                           \
   X(__nv_bfloat16)
 
-#define BITONIC_DECLARE_SMALL_KEY(Key)                           \
-  template <>                                                    \
-  void sort<Key>(Key*, std::size_t, const options&);             \
-  template <>                                                    \
-  void sort<Key>(const Key*, Key*, std::size_t, const options&); \
-  template <>                                                    \
-  std::size_t workspace_bytes<Key>(std::size_t, const options&); \
-  template <>                                                    \
-  void sort_on_cpu<Key>(Key*, std::size_t, const options&);      \
-  template <>                                                    \
+#define BITONIC_DECLARE_SMALL_KEY(Key)                                                \
+  template <>                                                                         \
+  void sort<Key>(Key*, std::size_t, const options&);                                  \
+  template <>                                                                         \
+  void sort<Key>(const Key*, Key*, std::size_t, const options&);                      \
+  template <>                                                                         \
+  std::size_t workspace_bytes<Key>(std::size_t, const options&);                      \
+  template <>                                                                         \
+  void sort_batched<Key>(Key*, std::size_t, std::size_t, const options&);             \
+  template <>                                                                         \
+  std::size_t batched_workspace_bytes<Key>(std::size_t, std::size_t, const options&); \
+  template <>                                                                         \
+  void sort_on_cpu<Key>(Key*, std::size_t, const options&);                           \
+  template <>                                                                         \
   void sort_host<Key>(Key*, std::size_t, const options&);
 BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
 #undef BITONIC_DECLARE_SMALL_KEY

@@ -1,8 +1,8 @@
-// sort and workspace_bytes for 1- and 2-byte keys: widen each key to its 32-bit word in the
-// scratch (kernels/small_keys.cuh), sort the words with the precompiled sort<std::uint32_t>, narrow
-// them back over the keys. A stable sort of __half or __nv_bfloat16 keys takes 64-bit words (class,
-// position, bits) and sort<std::uint64_t> instead. No copy of the network's kernels for these
-// types.
+// sort, sort_batched and their workspace sizes for 1- and 2-byte keys: widen each key to its 32-bit
+// word in the scratch (kernels/small_keys.cuh), sort the words with the precompiled
+// sort<std::uint32_t>, narrow them back over the keys. A stable sort of __half or __nv_bfloat16
+// keys takes 64-bit words (class, position, bits) and sort<std::uint64_t> instead. No copy of the
+// network's kernels for these types.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -27,6 +27,7 @@ namespace {
 namespace small = kernels::small_keys;
 
 constexpr const char* sizing = "bitonic::workspace_bytes";
+constexpr const char* batched_sizing = "bitonic::batched_workspace_bytes";
 
 //! Whether a sort of Key with opt sorts 64-bit stable words: 2-byte floats with opt.stable
 //! (equivalent keys can differ in bits). Integers are the same stable or not.
@@ -54,11 +55,14 @@ struct small_layout {
   std::size_t bytes = 0;       //!< all of it, with workspace_alignment of slack
 };
 
+//! The layout for n keys sorted as one array (array_size 0) or in arrays of array_size.
 template <class Word>
-small_layout layout_for(std::size_t n, const options& opt) {
+small_layout layout_for(std::size_t n, const options& opt, std::size_t array_size = 0) {
   small_layout l;
   l.sort = align_up(n * sizeof(Word));
-  l.sort_bytes = workspace_bytes<Word>(n, word_options<Word>(opt));
+  l.sort_bytes = array_size == 0 ? workspace_bytes<Word>(n, word_options<Word>(opt))
+                                 : batched_workspace_bytes<Word>(n / array_size, array_size,
+                                                                 word_options<Word>(opt));
   l.bytes = l.sort + l.sort_bytes + workspace_alignment;
   return l;
 }
@@ -72,22 +76,23 @@ void require_stable_positions(std::size_t n, const char* caller) {
 }
 
 //! Sorts d_in[0, n), n >= 2, into d_out[0, n) (the same array, or one apart from it) through
-//! words of type Word in the scratch.
+//! words of type Word in the scratch: as one array, or each array of array_size (>= 2) on its own
+//! (stable words carry global positions, which order the keys of an array as they do in one).
 template <class Word, class Key>
 void sort_through_words(const Key* d_in, Key* d_out, std::size_t n, const options& opt,
-                        const char* caller) {
+                        const char* caller, std::size_t array_size = 0) {
   {  // both kernels loaded before the keys can change (the word sort loads its own)
     const kernels::load_only_scope loading;
     small::launch_widen<Key, Word>(nullptr, nullptr, 0, false, opt.stream);
     small::launch_narrow<Key, Word>(nullptr, nullptr, 0, opt.stream);
   }
-  const small_layout l = layout_for<Word>(n, opt);
+  const small_layout l = layout_for<Word>(n, opt, array_size);
   runtime::stream_buffer<std::byte> owned;
   const std::size_t keys_bytes = n * sizeof(Key);
   std::byte* const base = workspace_or_pool(
       opt, l.bytes,
       {{d_out, keys_bytes, "the keys"}, {d_in, d_in != d_out ? keys_bytes : 0, "d_in"}}, owned,
-      caller, sizing);
+      caller, array_size == 0 ? sizing : batched_sizing);
   Word* const words = reinterpret_cast<Word*>(base);
   options word_sort = word_options<Word>(opt);
   if (l.sort_bytes != 0) {
@@ -95,7 +100,11 @@ void sort_through_words(const Key* d_in, Key* d_out, std::size_t n, const option
     word_sort.workspace_bytes = l.sort_bytes;
   }
   small::launch_widen(d_in, words, n, opt.direction == order::descending, opt.stream);
-  bitonic::sort(words, n, word_sort);
+  if (array_size == 0) {
+    bitonic::sort(words, n, word_sort);
+  } else {
+    bitonic::sort_batched(words, n / array_size, array_size, word_sort);
+  }
   small::launch_narrow(words, d_out, n, opt.stream);
 }
 
@@ -137,21 +146,63 @@ std::size_t small_workspace_bytes(std::size_t n, const options& opt) {
                                       : layout_for<std::uint32_t>(n, opt).bytes;
 }
 
+//! sort_batched: every array of array_size keys through the words, as sort_small does one.
+template <class Key>
+void sort_batched_small(Key* d_keys, std::size_t num_arrays, std::size_t array_size,
+                        const options& opt) {
+  constexpr const char* caller = "bitonic::sort_batched";
+  validate(opt, caller);
+  const std::size_t n = batch_keys(num_arrays, array_size, caller);
+  runtime::require_device_range(d_keys, n, sizeof(Key), alignof(Key), caller);
+  require_batched_algorithm(opt, caller);
+  if (sorts_stable_words<Key>(opt)) require_stable_positions(n, caller);
+  if (num_arrays == 0 || array_size < 2) return;
+  if constexpr (is_half_float_v<Key>) {
+    if (opt.stable) {
+      return sort_through_words<std::uint64_t>(d_keys, d_keys, n, opt, caller, array_size);
+    }
+  }
+  sort_through_words<std::uint32_t>(d_keys, d_keys, n, opt, caller, array_size);
+}
+
+template <class Key>
+std::size_t small_batched_workspace_bytes(std::size_t num_arrays, std::size_t array_size,
+                                          const options& opt) {
+  validate(opt, batched_sizing);
+  const std::size_t n = batch_keys(num_arrays, array_size, batched_sizing);
+  require_batched_algorithm(opt, batched_sizing);
+  if (sorts_stable_words<Key>(opt)) require_stable_positions(n, batched_sizing);
+  if (num_arrays == 0 || array_size < 2) return 0;
+  if (!gpu_available()) throw error(std::string(batched_sizing) + ": no CUDA device");
+  return sorts_stable_words<Key>(opt) ? layout_for<std::uint64_t>(n, opt, array_size).bytes
+                                      : layout_for<std::uint32_t>(n, opt, array_size).bytes;
+}
+
 }  // namespace
 }  // namespace api
 
-#define BITONIC_SPECIALIZE(Key)                                                    \
-  template <>                                                                      \
-  void sort<Key>(Key * d_keys, std::size_t n, const options& opt) {                \
-    api::sort_small<Key>(d_keys, d_keys, n, opt);                                  \
-  }                                                                                \
-  template <>                                                                      \
-  void sort<Key>(const Key* d_in, Key* d_out, std::size_t n, const options& opt) { \
-    api::sort_small(d_in, d_out, n, opt);                                          \
-  }                                                                                \
-  template <>                                                                      \
-  std::size_t workspace_bytes<Key>(std::size_t n, const options& opt) {            \
-    return api::small_workspace_bytes<Key>(n, opt);                                \
+#define BITONIC_SPECIALIZE(Key)                                                            \
+  template <>                                                                              \
+  void sort<Key>(Key * d_keys, std::size_t n, const options& opt) {                        \
+    api::sort_small<Key>(d_keys, d_keys, n, opt);                                          \
+  }                                                                                        \
+  template <>                                                                              \
+  void sort<Key>(const Key* d_in, Key* d_out, std::size_t n, const options& opt) {         \
+    api::sort_small(d_in, d_out, n, opt);                                                  \
+  }                                                                                        \
+  template <>                                                                              \
+  std::size_t workspace_bytes<Key>(std::size_t n, const options& opt) {                    \
+    return api::small_workspace_bytes<Key>(n, opt);                                        \
+  }                                                                                        \
+  template <>                                                                              \
+  void sort_batched<Key>(Key * d_keys, std::size_t num_arrays, std::size_t array_size,     \
+                         const options& opt) {                                             \
+    api::sort_batched_small(d_keys, num_arrays, array_size, opt);                          \
+  }                                                                                        \
+  template <>                                                                              \
+  std::size_t batched_workspace_bytes<Key>(std::size_t num_arrays, std::size_t array_size, \
+                                           const options& opt) {                           \
+    return api::small_batched_workspace_bytes<Key>(num_arrays, array_size, opt);           \
   }
 BITONIC_FOR_EACH_SMALL_KEY(BITONIC_SPECIALIZE)
 #undef BITONIC_SPECIALIZE

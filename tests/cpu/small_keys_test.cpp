@@ -334,7 +334,23 @@ TEST(SmallKeysErrors, BadArgumentsAreRejectedWithTheKeysUntouched) {
     std::int8_t one = 5;
     EXPECT_TRUE(test::throws_error([&] { sort(&one, 1); }, "bitonic::sort"))
         << "a host pointer is not device memory";
+    EXPECT_TRUE(
+        test::throws_error([] { batched_workspace_bytes<__half>(4, 100); }, "no CUDA device"));
+    EXPECT_TRUE(test::throws_error([&] { sort_batched(&one, 1, 1); }, "bitonic::sort_batched"));
   }
+  // The batched forms' checks come before any device work.
+  EXPECT_EQ(batched_workspace_bytes<std::uint8_t>(0, 100), 0u);
+  EXPECT_EQ(batched_workspace_bytes<std::uint8_t>(100, 1), 0u);
+  EXPECT_TRUE(test::throws_error(
+      [] { batched_workspace_bytes<std::int16_t>(std::size_t{1} << 40, std::size_t{1} << 40); },
+      "batched_workspace_bytes"));
+  EXPECT_TRUE(test::throws_error(
+      [] { batched_workspace_bytes<std::int8_t>(4, 100, {.algo = algorithm::block_merge}); },
+      "batched_workspace_bytes"));
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort_batched(keys.data(), 1, 3, {.direction = static_cast<order>(9)}); },
+      "options.direction"));
+  EXPECT_EQ(keys, before);
 }
 
 }  // namespace

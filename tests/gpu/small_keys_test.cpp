@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bitonic/bitonic.hpp"
@@ -102,6 +103,69 @@ TYPED_TEST(SmallKeysGpu, PastTheCacheBlock) {
                          test::describe_case<Key>(n, d, seed, direction, algorithm::automatic));
     }
   }
+}
+
+// sort_batched: every array against sort_on_cpu of that array bit for bit (stable __half and
+// __nv_bfloat16 against std::stable_sort), arrays of one key to past a tile of words (the batched
+// word sort's one-pass rows, its merged rows, lengths not powers of two), both orders; then the
+// exact batched workspace on a stream allocates nothing and one byte less throws.
+TYPED_TEST(SmallKeysGpu, BatchedArraysMatchSortOnCpu) {
+  using Key = TypeParam;
+  const std::pair<std::size_t, std::size_t> shapes[] = {
+      {0, 5}, {7, 1}, {5, 2}, {300, 3}, {64, 300}, {9, 1000}, {4, 8193}, {3, 20000}, {2, 65537}};
+  for (const auto& [arrays, size] : shapes) {
+    const std::size_t n = arrays * size;
+    device_array<Key> keys(n);
+    for (const distribution d : {distribution::uniform, distribution::few, distribution::nan}) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        for (const bool stable : {false, true}) {
+          const std::string label =
+              test::describe_case<Key>(n, d, seed, direction, algorithm::automatic) +
+              " arrays=" + std::to_string(arrays) + " size=" + std::to_string(size) +
+              " stable=" + std::to_string(stable);
+          std::vector<Key> exact(input);
+          for (std::size_t a = 0; a < arrays; ++a) {
+            std::vector<Key> row(input.begin() + a * size, input.begin() + (a + 1) * size);
+            row = stable ? stable_reference(row, direction)
+                         : cpu_result(row, {.direction = direction});
+            std::copy(row.begin(), row.end(), exact.begin() + a * size);
+          }
+          keys.upload(input);
+          sort_batched(keys.get(), arrays, size, {.direction = direction, .stable = stable});
+          ASSERT_TRUE(same_bits(keys.download(), exact)) << label;
+        }
+      }
+    }
+  }
+  const std::size_t arrays = 6, size = 40000, n = arrays * size;
+  const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, 61);
+  const cuda_stream stream;
+  const options base{.direction = order::descending, .stream = stream.get()};
+  const std::size_t bytes = batched_workspace_bytes<Key>(arrays, size, base);
+  ASSERT_GT(bytes, n * sizeof(std::uint32_t));
+  device_buffer<std::byte> workspace(bytes);
+  options opt = base;
+  opt.workspace = workspace.get();
+  opt.workspace_bytes = bytes;
+  device_array<Key> keys(n);
+  keys.upload(input, stream.get());
+  const std::size_t cached_before = cached_memory_bytes();
+  sort_batched(keys.get(), arrays, size, opt);
+  std::vector<Key> exact(input);
+  for (std::size_t a = 0; a < arrays; ++a)
+    sort_on_cpu(exact.data() + a * size, size, {.direction = order::descending});
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), exact));
+  EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
+  opt.workspace_bytes = bytes - 1;
+  keys.upload(input, stream.get());
+  EXPECT_TRUE(test::throws_error([&] { sort_batched(keys.get(), arrays, size, opt); },
+                                 {std::to_string(bytes), "batched_workspace_bytes"}));
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), input)) << "keys changed by a refused call";
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort_batched(keys.get(), arrays, size, {.algo = algorithm::shared_tiles}); },
+      "sort_batched"));
 }
 
 // Exactly workspace_bytes sorts, allocating nothing from the library's pool (at any alignment);
@@ -245,12 +309,24 @@ void expect_small_key_sorts() {
       expect_host_sort(input, tools::reference_sort(input, direction),
                        cpu_result(input, {.direction = direction}), {.direction = direction},
                        label + " sort_host");
+      for (const bool stable : {false, true}) {  // sort_batched: arrays of 1000 keys
+        keys.upload(input);
+        sort_batched(keys.get(), n / 1000, 1000, {.direction = direction, .stable = stable});
+        const std::vector<Key> rows = keys.download();
+        for (std::size_t a = 0; a < n / 1000; ++a) {
+          const std::vector<Key> row(input.begin() + a * 1000, input.begin() + (a + 1) * 1000);
+          EXPECT_TRUE(matches_reference(
+              std::vector<Key>(rows.begin() + a * 1000, rows.begin() + (a + 1) * 1000),
+              tools::reference_sort(row, direction)))
+              << label << " sort_batched array " << a << " stable=" << stable;
+        }
+      }
     }
   }
 }
 
 // For compute-sanitizer (see sanitize_test.cpp): the widen and narrow kernels of both word sizes
-// around the word sorts.
+// around the word sorts, one array's and batched.
 TEST(Sanitize, SmallKeys) {
   expect_small_key_sorts<std::int8_t>();
   expect_small_key_sorts<__half>();
