@@ -1,8 +1,8 @@
 // sort, sort_batched and their workspace sizes for 1- and 2-byte keys: widen each key to its 32-bit
 // word in the scratch (kernels/small_keys.cuh), sort the words with the precompiled
-// sort<std::uint32_t>, narrow them back over the keys. A stable sort of __half or __nv_bfloat16
-// keys takes 64-bit words (class, position, bits) and sort<std::uint64_t> instead. No copy of the
-// network's kernels for these types.
+// sort<std::uint32_t> (sort_batched<std::uint32_t>), narrow them back over the keys. A stable sort
+// of __half or __nv_bfloat16 keys takes 64-bit words (class, position, bits) and the 8-byte sorts
+// instead. No copy of the network's kernels for these types.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
