@@ -108,6 +108,26 @@ void sort_through_words(const Key* d_in, Key* d_out, std::size_t n, const option
   small::launch_narrow(words, d_out, n, opt.stream);
 }
 
+//! sort_through_words with the words Key sorts as under opt: 64-bit stable words for stable
+//! 2-byte floats (sorts_stable_words), 32-bit words otherwise.
+template <class Key>
+void sort_through_key_words(const Key* d_in, Key* d_out, std::size_t n, const options& opt,
+                            const char* caller, std::size_t array_size = 0) {
+  if constexpr (is_half_float_v<Key>) {
+    if (opt.stable) {
+      return sort_through_words<std::uint64_t>(d_in, d_out, n, opt, caller, array_size);
+    }
+  }
+  sort_through_words<std::uint32_t>(d_in, d_out, n, opt, caller, array_size);
+}
+
+//! The scratch bytes of sort_through_key_words.
+template <class Key>
+std::size_t key_words_bytes(std::size_t n, const options& opt, std::size_t array_size = 0) {
+  return sorts_stable_words<Key>(opt) ? layout_for<std::uint64_t>(n, opt, array_size).bytes
+                                      : layout_for<std::uint32_t>(n, opt, array_size).bytes;
+}
+
 //! sort of d_in[0, n) into d_out (in place when they are the same array): widened from d_in,
 //! narrowed into d_out, so out of place costs nothing more.
 template <class Key>
@@ -130,10 +150,7 @@ void sort_small(const Key* d_in, Key* d_out, std::size_t n, const options& opt) 
     }
     return;
   }
-  if constexpr (is_half_float_v<Key>) {
-    if (opt.stable) return sort_through_words<std::uint64_t>(d_in, d_out, n, opt, caller);
-  }
-  sort_through_words<std::uint32_t>(d_in, d_out, n, opt, caller);
+  sort_through_key_words(d_in, d_out, n, opt, caller);
 }
 
 template <class Key>
@@ -142,8 +159,7 @@ std::size_t small_workspace_bytes(std::size_t n, const options& opt) {
   if (sorts_stable_words<Key>(opt)) require_stable_positions(n, sizing);
   if (n < 2) return 0;
   if (!gpu_available()) throw error(std::string(sizing) + ": no CUDA device");
-  return sorts_stable_words<Key>(opt) ? layout_for<std::uint64_t>(n, opt).bytes
-                                      : layout_for<std::uint32_t>(n, opt).bytes;
+  return key_words_bytes<Key>(n, opt);
 }
 
 //! sort_batched: every array of array_size keys through the words, as sort_small does one.
@@ -157,12 +173,7 @@ void sort_batched_small(Key* d_keys, std::size_t num_arrays, std::size_t array_s
   require_batched_algorithm(opt, caller);
   if (sorts_stable_words<Key>(opt)) require_stable_positions(n, caller);
   if (num_arrays == 0 || array_size < 2) return;
-  if constexpr (is_half_float_v<Key>) {
-    if (opt.stable) {
-      return sort_through_words<std::uint64_t>(d_keys, d_keys, n, opt, caller, array_size);
-    }
-  }
-  sort_through_words<std::uint32_t>(d_keys, d_keys, n, opt, caller, array_size);
+  sort_through_key_words(d_keys, d_keys, n, opt, caller, array_size);
 }
 
 template <class Key>
@@ -174,8 +185,7 @@ std::size_t small_batched_workspace_bytes(std::size_t num_arrays, std::size_t ar
   if (sorts_stable_words<Key>(opt)) require_stable_positions(n, batched_sizing);
   if (num_arrays == 0 || array_size < 2) return 0;
   if (!gpu_available()) throw error(std::string(batched_sizing) + ": no CUDA device");
-  return sorts_stable_words<Key>(opt) ? layout_for<std::uint64_t>(n, opt, array_size).bytes
-                                      : layout_for<std::uint32_t>(n, opt, array_size).bytes;
+  return key_words_bytes<Key>(n, opt, array_size);
 }
 
 }  // namespace

@@ -193,10 +193,14 @@ void sort_pairs_small(Key* d_keys, Value* d_values, std::size_t n, const options
   small::launch_gather(order, values_copy, as_bits(d_values), n, opt.stream);
 }
 
-//! The checks that the workspace functions make before they size anything.
-void require_sizing(std::size_t n, const options& opt, const char* caller) {
+//! A workspace function's answer: its checks, 0 below two keys, else the bytes of `layout()`.
+template <class Layout>
+std::size_t sized(std::size_t n, const options& opt, const char* caller, Layout layout) {
   validate(opt, caller);
   require_positions(n, caller);
+  if (n < 2) return 0;
+  if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");
+  return layout().bytes;
 }
 
 }  // namespace
@@ -209,11 +213,8 @@ void require_sizing(std::size_t n, const options& opt, const char* caller) {
   }                                                                                                \
   template <>                                                                                      \
   std::size_t pairs_workspace_bytes<Key, Value>(std::size_t n, const options& opt) {               \
-    constexpr const char* caller = "bitonic::pairs_workspace_bytes";                               \
-    api::require_sizing(n, opt, caller);                                                           \
-    if (n < 2) return 0;                                                                           \
-    if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");                   \
-    return api::pairs_layout<Key, Value>(n, opt).bytes;                                            \
+    return api::sized(n, opt, "bitonic::pairs_workspace_bytes",                                    \
+                      [&] { return api::pairs_layout<Key, Value>(n, opt); });                      \
   }
 #define BITONIC_SPECIALIZE_INDEX(Key, Index)                                                       \
   template <>                                                                                      \
@@ -228,11 +229,8 @@ void require_sizing(std::size_t n, const options& opt, const char* caller) {
   }                                                                                                \
   template <>                                                                                      \
   std::size_t argsort_workspace_bytes<Key, Index>(std::size_t n, const options& opt) {             \
-    constexpr const char* caller = "bitonic::argsort_workspace_bytes";                             \
-    api::require_sizing(n, opt, caller);                                                           \
-    if (n < 2) return 0;                                                                           \
-    if (!gpu_available()) throw error(std::string(caller) + ": no CUDA device");                   \
-    return api::argsort_layout<Index>(n, opt).bytes;                                               \
+    return api::sized(n, opt, "bitonic::argsort_workspace_bytes",                                  \
+                      [&] { return api::argsort_layout<Index>(n, opt); });                         \
   }
 #define BITONIC_SPECIALIZE_RECORDS(Key) \
   BITONIC_FOR_EACH_RECORD(BITONIC_SPECIALIZE_PAIR, BITONIC_SPECIALIZE_INDEX, Key)

@@ -307,6 +307,13 @@ TEST(RecordsAlgorithms, EveryAlgorithmSortsTheWords) {
   }
 }
 
+//! `base` with all of `workspace` as its workspace.
+options on_workspace(options base, device_buffer<std::byte>& workspace) {
+  base.workspace = workspace.get();
+  base.workspace_bytes = workspace.size();
+  return base;
+}
+
 TEST(RecordsWorkspace, ExactWorkspaceOnAStreamAllocatesNothingElse) {
   const std::size_t n = (std::size_t{1} << 22) + 17;  // past the L2 block: the word sort merges
   const std::vector<float> input =
@@ -317,9 +324,7 @@ TEST(RecordsWorkspace, ExactWorkspaceOnAStreamAllocatesNothingElse) {
   const std::size_t bytes = pairs_workspace_bytes<float, std::uint64_t>(n, base);
   ASSERT_GT(bytes, n * (8 + 4 + 8));
   device_buffer<std::byte> workspace(bytes);
-  options opt = base;
-  opt.workspace = workspace.get();
-  opt.workspace_bytes = bytes;
+  options opt = on_workspace(base, workspace);
   device_array<float> keys(n);
   device_array<std::uint64_t> vals(n);
   keys.upload(input, stream.get());
@@ -355,9 +360,7 @@ TEST(RecordsWorkspace, UnstablePairsOfFourBytesSortTheRecordsThemselves) {
       pairs_workspace_bytes<std::int32_t, std::uint32_t>(n, {.stable = true});
   EXPECT_LT(bytes, stable_bytes) << "no copy of the values to gather from";
   device_buffer<std::byte> workspace(bytes);
-  options opt = base;
-  opt.workspace = workspace.get();
-  opt.workspace_bytes = bytes;
+  options opt = on_workspace(base, workspace);
   device_array<std::int32_t> keys(n);
   device_array<std::uint32_t> vals(n);
   keys.upload(input);
@@ -382,9 +385,7 @@ TEST(RecordsWorkspace, SmallKeysInAnExactWorkspace) {
   const std::vector<std::uint64_t> values = distinct_values<std::uint64_t>(n);
   const std::size_t bytes = pairs_workspace_bytes<__half, std::uint64_t>(n, base);
   device_buffer<std::byte> workspace(bytes);
-  options opt = base;
-  opt.workspace = workspace.get();
-  opt.workspace_bytes = bytes;
+  options opt = on_workspace(base, workspace);
   device_array<__half> keys(n);
   device_array<std::uint64_t> vals(n);
   keys.upload(halves, stream.get());
