@@ -159,7 +159,8 @@ constexpr std::size_t key_type_index() {
 using small_key_types =
     ::testing::Types<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, __half, __nv_bfloat16>;
 
-//! Every key type the record sorts (sort_pairs, argsort and their host forms) are precompiled for.
+//! Every key type the library is precompiled for: the record, batched, segmented and top-k entry
+//! points take them all (the 1- and 2-byte ones through 32-bit words).
 using record_key_types =
     ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double,
                      std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, __half, __nv_bfloat16>;

@@ -526,21 +526,32 @@ algorithm resolve_automatic(std::size_t n, std::size_t key_bytes) noexcept;
   X(__half)                           \
   X(__nv_bfloat16)
 
-#define BITONIC_DECLARE_SMALL_KEY(Key)                                                \
-  template <>                                                                         \
-  void sort<Key>(Key*, std::size_t, const options&);                                  \
-  template <>                                                                         \
-  void sort<Key>(const Key*, Key*, std::size_t, const options&);                      \
-  template <>                                                                         \
-  std::size_t workspace_bytes<Key>(std::size_t, const options&);                      \
-  template <>                                                                         \
-  void sort_batched<Key>(Key*, std::size_t, std::size_t, const options&);             \
-  template <>                                                                         \
-  std::size_t batched_workspace_bytes<Key>(std::size_t, std::size_t, const options&); \
-  template <>                                                                         \
-  void sort_on_cpu<Key>(Key*, std::size_t, const options&);                           \
-  template <>                                                                         \
-  void sort_host<Key>(Key*, std::size_t, const options&);
+#define BITONIC_DECLARE_SMALL_KEY(Key)                                                             \
+  template <>                                                                                      \
+  void sort<Key>(Key*, std::size_t, const options&);                                               \
+  template <>                                                                                      \
+  void sort<Key>(const Key*, Key*, std::size_t, const options&);                                   \
+  template <>                                                                                      \
+  std::size_t workspace_bytes<Key>(std::size_t, const options&);                                   \
+  template <>                                                                                      \
+  void sort_batched<Key>(Key*, std::size_t, std::size_t, const options&);                          \
+  template <>                                                                                      \
+  std::size_t batched_workspace_bytes<Key>(std::size_t, std::size_t, const options&);              \
+  template <>                                                                                      \
+  void sort_on_cpu<Key>(Key*, std::size_t, const options&);                                        \
+  template <>                                                                                      \
+  void sort_host<Key>(Key*, std::size_t, const options&);                                          \
+  template <>                                                                                      \
+  std::size_t segments_workspace_bytes<Key>(std::size_t, std::size_t, const options&, std::size_t, \
+                                            std::size_t);                                          \
+  template <>                                                                                      \
+  void sort_segments<Key, std::uint32_t>(Key*, const std::uint32_t*, std::size_t, const options&); \
+  template <>                                                                                      \
+  void sort_segments<Key, std::uint64_t>(Key*, const std::uint64_t*, std::size_t, const options&); \
+  extern template void sort_segments_host<Key, std::uint32_t>(Key*, const std::uint32_t*,          \
+                                                              std::size_t, const options&);        \
+  extern template void sort_segments_host<Key, std::uint64_t>(Key*, const std::uint64_t*,          \
+                                                              std::size_t, const options&);
 BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_KEY)
 #undef BITONIC_DECLARE_SMALL_KEY
 
@@ -635,21 +646,62 @@ BITONIC_FOR_EACH_KEY(BITONIC_DECLARE_RECORDS)
 //! opt.stable for __half and __nv_bfloat16 keys, which take an argsort and gathers of keys and
 //! values. Memory: 4 bytes a key of words (or indices) plus the 4-byte record sort's scratch
 //! (stable 2-byte floats: copies of the keys and values too); complexity as for 4-byte keys.
-//! The batched, segmented and top-k record forms are not precompiled for these keys.
-#define BITONIC_DECLARE_SMALL_PAIR(Key, Value)                                \
-  template <>                                                                 \
-  void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&);     \
-  template <>                                                                 \
-  std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&); \
-  extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);
-#define BITONIC_DECLARE_SMALL_INDEX(Key, Index)                                    \
-  template <>                                                                      \
-  void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);       \
-  template <>                                                                      \
-  void argsort<Key, Index>(const Key*, Key*, Index*, std::size_t, const options&); \
-  template <>                                                                      \
-  std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);    \
-  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&);
+//! sort_batched_pairs and argsort_batched: the same with the batched 4-byte forms, each array's
+//! keys and values gathered from its own row. sort_segments, sort_segments_pairs and
+//! argsort_segments (and segments_workspace_bytes, sort_segments_host): the keys of the offsets'
+//! span [d_offsets[0], d_offsets[num_segments]) widen to words (argsort: class words; pairs and
+//! stable keys of __half / __nv_bfloat16: 64-bit words of class, position and bits, at most 2^32
+//! keys in the span; otherwise each key's own 32-bit word), the 4- or 8-byte segmented sort sorts
+//! them and they narrow back: one synchronisation more than sort_segments (for the span), and 4
+//! (or 8) bytes a key of the span more scratch. topk (topk_workspace_bytes, topk_host): each key's
+//! class word, topk<std::uint32_t> of those (indices into scratch when d_out_indices is null) and
+//! the keys gathered bit for bit through the indices; 4 bytes a key more scratch.
+#define BITONIC_DECLARE_SMALL_PAIR(Key, Value)                                                     \
+  template <>                                                                                      \
+  void sort_pairs<Key, Value>(Key*, Value*, std::size_t, const options&);                          \
+  template <>                                                                                      \
+  std::size_t pairs_workspace_bytes<Key, Value>(std::size_t, const options&);                      \
+  extern template void sort_pairs_host<Key, Value>(Key*, Value*, std::size_t, const options&);     \
+  template <>                                                                                      \
+  void sort_batched_pairs<Key, Value>(Key*, Value*, std::size_t, std::size_t, const options&);     \
+  template <>                                                                                      \
+  std::size_t batched_pairs_workspace_bytes<Key, Value>(std::size_t, std::size_t, const options&); \
+  template <>                                                                                      \
+  void sort_segments_pairs<Key, Value, std::uint32_t>(Key*, Value*, const std::uint32_t*,          \
+                                                      std::size_t, const options&);                \
+  template <>                                                                                      \
+  void sort_segments_pairs<Key, Value, std::uint64_t>(Key*, Value*, const std::uint64_t*,          \
+                                                      std::size_t, const options&);
+#define BITONIC_DECLARE_SMALL_INDEX(Key, Index)                                                   \
+  template <>                                                                                     \
+  void argsort<Key, Index>(const Key*, Index*, std::size_t, const options&);                      \
+  template <>                                                                                     \
+  void argsort<Key, Index>(const Key*, Key*, Index*, std::size_t, const options&);                \
+  template <>                                                                                     \
+  std::size_t argsort_workspace_bytes<Key, Index>(std::size_t, const options&);                   \
+  extern template void argsort_host<Key, Index>(const Key*, Index*, std::size_t, const options&); \
+  template <>                                                                                     \
+  void argsort_batched<Key, Index>(const Key*, Key*, Index*, std::size_t, std::size_t,            \
+                                   const options&);                                               \
+  template <>                                                                                     \
+  void argsort_batched<Key, Index>(const Key*, Index*, std::size_t, std::size_t, const options&); \
+  template <>                                                                                     \
+  std::size_t batched_argsort_workspace_bytes<Key, Index>(std::size_t, std::size_t,               \
+                                                          const options&);                        \
+  template <>                                                                                     \
+  void topk<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t, Key*, Index*,          \
+                        const options&);                                                          \
+  template <>                                                                                     \
+  std::size_t topk_workspace_bytes<Key, Index>(std::size_t, std::size_t, std::size_t,             \
+                                               const options&);                                   \
+  extern template void topk_host<Key, Index>(const Key*, std::size_t, std::size_t, std::size_t,   \
+                                             Key*, Index*, const options&);                       \
+  template <>                                                                                     \
+  void argsort_segments<Key, Index, std::uint32_t>(const Key*, Index*, const std::uint32_t*,      \
+                                                   std::size_t, const options&);                  \
+  template <>                                                                                     \
+  void argsort_segments<Key, Index, std::uint64_t>(const Key*, Index*, const std::uint64_t*,      \
+                                                   std::size_t, const options&);
 #define BITONIC_DECLARE_SMALL_RECORDS(Key) \
   BITONIC_FOR_EACH_RECORD(BITONIC_DECLARE_SMALL_PAIR, BITONIC_DECLARE_SMALL_INDEX, Key)
 BITONIC_FOR_EACH_SMALL_KEY(BITONIC_DECLARE_SMALL_RECORDS)

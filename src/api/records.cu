@@ -297,17 +297,6 @@ std::size_t argsort_bytes(std::size_t n, std::size_t array_size, const options& 
              : argsort_words_bytes<Key>(n, array_size, opt);
 }
 
-//! The checks of a batched record form before its arrays: options, an algorithm with a batched
-//! form, num_arrays * array_size within size_t and within 2^32 records. Returns that count.
-std::size_t batched_record_count(std::size_t num_arrays, std::size_t array_size, const options& opt,
-                                 const char* caller) {
-  validate(opt, caller);
-  require_batched_algorithm(opt, caller);
-  const std::size_t n = batch_keys(num_arrays, array_size, caller);
-  require_positions(n, caller);
-  return n;
-}
-
 }  // namespace
 
 template <class Key>
@@ -390,12 +379,7 @@ void argsort(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_
   api::require_record_arrays(d_keys, d_indices, n, caller, "d_indices");
   api::require_sorted_keys(d_keys, d_sorted_keys, d_indices, n, caller);
   api::require_positions(n, caller);
-  if (n == 1) {
-    BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, sizeof(Index), opt.stream));
-    if (d_sorted_keys != nullptr) {
-      api::copy_on_device(d_sorted_keys, d_keys, sizeof(Key), opt.stream);
-    }
-  }
+  if (n == 1) api::argsort_of_single_keys(d_keys, d_sorted_keys, d_indices, n, opt.stream);
   if (n < 2) return;
   api::argsort_records(d_keys, d_sorted_keys, d_indices, n, opt, caller,
                        "bitonic::argsort_workspace_bytes");
@@ -449,12 +433,8 @@ void argsort_batched(const Key* d_keys, Key* d_sorted_keys, Index* d_indices,
   api::require_record_arrays(d_keys, d_indices, n, caller, "d_indices");
   api::require_sorted_keys(d_keys, d_sorted_keys, d_indices, n, caller);
   if (n == 0) return;
-  if (array_size == 1) {  // every index is 0, every key in place
-    BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, n * sizeof(Index), opt.stream));
-    if (d_sorted_keys != nullptr) {
-      api::copy_on_device(d_sorted_keys, d_keys, n * sizeof(Key), opt.stream);
-    }
-    return;
+  if (array_size == 1) {
+    return api::argsort_of_single_keys(d_keys, d_sorted_keys, d_indices, n, opt.stream);
   }
   api::argsort_records(d_keys, d_sorted_keys, d_indices, n, opt, caller,
                        "bitonic::batched_argsort_workspace_bytes", array_size);

@@ -3,12 +3,15 @@
 // their arguments, which the 1- and 2-byte keys' record sorts (small_records.cu) share.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "api/options.hpp"
 #include "bitonic/bitonic.hpp"
+#include "bitonic/cuda_helpers.hpp"
 #include "runtime/device.hpp"
 
 namespace bitonic::api {
@@ -18,6 +21,29 @@ inline void require_positions(std::size_t n, const char* caller) {
   if (n > (std::size_t{1} << 32)) {
     throw error(std::string(caller) + ": n = " + std::to_string(n) +
                 " is more than the 2^32 records a record sort takes");
+  }
+}
+
+//! The checks of a batched record form before its arrays: options, an algorithm with a batched
+//! form, num_arrays * array_size within size_t and within 2^32 records. Returns that count.
+inline std::size_t batched_record_count(std::size_t num_arrays, std::size_t array_size,
+                                        const options& opt, const char* caller) {
+  validate(opt, caller);
+  require_batched_algorithm(opt, caller);
+  const std::size_t n = batch_keys(num_arrays, array_size, caller);
+  require_positions(n, caller);
+  return n;
+}
+
+//! The argsort of n arrays of one key each: every index 0, the keys copied to d_sorted_keys
+//! unless that is null; on `stream`.
+template <class Key, class Index>
+void argsort_of_single_keys(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
+                            cudaStream_t stream) {
+  BITONIC_CUDA_CHECK(cudaMemsetAsync(d_indices, 0, n * sizeof(Index), stream));
+  if (d_sorted_keys != nullptr) {
+    BITONIC_CUDA_CHECK(
+        cudaMemcpyAsync(d_sorted_keys, d_keys, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
   }
 }
 

@@ -3,7 +3,9 @@
 // the short segments sorted by one segment-tile launch (kernels/segment_tiles.cuh, per key size),
 // the long ones copied class by class into padded rows (kernels/segment_rows.cuh) and sorted by
 // the precompiled batched entry points. The typed entry points only describe their arrays and
-// their batched sort; run_segments does the rest with the types erased.
+// their batched sort; run_segments does the rest with the types erased. The entry points of 1-
+// and 2-byte keys (api/small_segments.cu) sort words of their keys through check_segments and
+// sort_word_segments (api/segments.hpp).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -11,10 +13,12 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/options.hpp"
+#include "api/segments.hpp"
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
@@ -36,17 +40,10 @@ static_assert(plan::segment_classes == segments::classes, "the plan and the kern
 
 constexpr std::uint64_t tile = tuning::segment_tiles::tile;
 
-//! One segmented call with its types erased.
-struct segments_request {
-  const void* keys = nullptr;
+//! One segmented call with its types erased: its arrays, and how to sort its long segments.
+struct segments_request : segment_arrays {
   void* out_keys = nullptr;  //!< keys (sort_segments, _pairs) or null (argsort)
-  void* values = nullptr;
-  void* indices = nullptr;
-  std::size_t key_bytes = 0, value_bytes = 0, index_bytes = 0;
   rows::word_map map = rows::word_map::unsigned_bits;
-  const void* offsets = nullptr;
-  std::size_t offset_bytes = 0;
-  std::size_t num_segments = 0;
   options opt;
   const char* caller = "";
   //! Sorts `rows` rows of `row_length` keys (a power of two) at key_rows, and their values or
@@ -169,36 +166,37 @@ std::vector<row_group> group_by_class(std::vector<segments::long_segment>& list)
 }
 
 //! One element of the device's offsets, as a 64-bit number; enqueued on `stream`.
-void read_offset(const segments_request& r, std::size_t i, std::uint64_t& out) {
+void read_offset(const segment_arrays& r, std::size_t i, std::uint64_t& out, cudaStream_t stream) {
   out = 0;  // little endian: a 4-byte offset fills the low half
   const auto* at = static_cast<const std::byte*>(r.offsets) + i * r.offset_bytes;
-  check_cuda(cudaMemcpyAsync(&out, at, r.offset_bytes, cudaMemcpyDeviceToHost, r.opt.stream),
+  check_cuda(cudaMemcpyAsync(&out, at, r.offset_bytes, cudaMemcpyDeviceToHost, stream),
              "sort_segments: cudaMemcpyAsync of an offset");
 }
 
 //! The keys (and values or indices) of `keys` elements: device memory, apart from each other.
-void check_arrays(const segments_request& r, std::uint64_t keys) {
-  runtime::require_device_range(r.keys, keys, r.key_bytes, r.key_bytes, r.caller);
+void check_arrays(const segment_arrays& r, std::uint64_t keys, const char* caller) {
+  runtime::require_device_range(r.keys, keys, r.key_bytes, r.key_bytes, caller);
   if (r.value_bytes != 0) {
-    runtime::require_device_range(r.values, keys, r.value_bytes, r.value_bytes, r.caller,
-                                  "d_values");
-    require_apart(r.keys, keys * r.key_bytes, r.values, keys * r.value_bytes, r.caller,
+    runtime::require_device_range(r.values, keys, r.value_bytes, r.value_bytes, caller, "d_values");
+    require_apart(r.keys, keys * r.key_bytes, r.values, keys * r.value_bytes, caller,
                   "the keys and the values");
   }
   if (r.index_bytes != 0) {
-    runtime::require_device_range(r.indices, keys, r.index_bytes, r.index_bytes, r.caller,
+    runtime::require_device_range(r.indices, keys, r.index_bytes, r.index_bytes, caller,
                                   "d_indices");
-    require_apart(r.keys, keys * r.key_bytes, r.indices, keys * r.index_bytes, r.caller,
+    require_apart(r.keys, keys * r.key_bytes, r.indices, keys * r.index_bytes, caller,
                   "the keys and the indices");
   }
 }
 
-void run_segments(const segments_request& r) {
-  const std::string caller = r.caller;
-  const options& opt = r.opt;
-  validate(opt, r.caller);
-  require_batched_algorithm(opt, r.caller);
-  if (r.num_segments == 0) return;
+}  // namespace
+
+std::optional<segment_span> check_segments(const segment_arrays& r, const options& opt,
+                                           const char* caller_name) {
+  const std::string caller = caller_name;
+  validate(opt, caller_name);
+  require_batched_algorithm(opt, caller_name);
+  if (r.num_segments == 0) return std::nullopt;
   if (r.num_segments >= (std::size_t{1} << 62)) {
     throw error(caller + ": " + std::to_string(r.num_segments) + " segments are too many");
   }
@@ -211,25 +209,36 @@ void run_segments(const segments_request& r) {
                 "stream), so it cannot be captured in a CUDA graph");
   }
   runtime::require_device_range(r.offsets, r.num_segments + 1, r.offset_bytes, r.offset_bytes,
-                                r.caller, "d_offsets");
+                                caller_name, "d_offsets");
   // The first synchronisation: how many keys, for the checks of the arrays and the scratch.
-  std::uint64_t first = 0, last = 0;
-  read_offset(r, 0, first);
-  read_offset(r, r.num_segments, last);
+  segment_span span;
+  read_offset(r, 0, span.first, opt.stream);
+  read_offset(r, r.num_segments, span.last, opt.stream);
   check_cuda(cudaStreamSynchronize(opt.stream), "sort_segments: cudaStreamSynchronize");
-  if (last < first) {
+  if (span.last < span.first) {
     throw error(caller + ": the offsets decrease: d_offsets[" + std::to_string(r.num_segments) +
-                "] = " + std::to_string(last) + " < d_offsets[0] = " + std::to_string(first));
+                "] = " + std::to_string(span.last) +
+                " < d_offsets[0] = " + std::to_string(span.first));
   }
-  check_arrays(r, last);
+  check_arrays(r, span.last, caller_name);
+  return span;
+}
 
+namespace {
+
+//! The segmented sort after check_segments: r's arrays hold the elements from r.origin on.
+void run_segments(const segments_request& r, segment_span span) {
+  const std::string caller = r.caller;
+  const options& opt = r.opt;
+  const std::uint64_t first = span.first, last = span.last;
+  const std::uint64_t elements = last - r.origin;  // in r's arrays
   const segments_layout layout = layout_for(last - first, r.num_segments);
   runtime::stream_buffer<std::byte> owned;
   std::byte* const scratch =
       workspace_or_pool(opt, layout.bytes,
-                        {{r.keys, last * r.key_bytes, "the keys"},
-                         {r.values, last * r.value_bytes, "the values"},
-                         {r.indices, last * r.index_bytes, "the indices"}},
+                        {{r.keys, elements * r.key_bytes, "the keys"},
+                         {r.values, elements * r.value_bytes, "the values"},
+                         {r.indices, elements * r.index_bytes, "the indices"}},
                         owned, r.caller, "bitonic::segments_workspace_bytes");
   auto* const counters = reinterpret_cast<segments::counters*>(scratch + layout.counters);
   auto* const long_list = reinterpret_cast<segments::long_segment*>(scratch + layout.long_list);
@@ -243,8 +252,9 @@ void run_segments(const segments_request& r) {
              "sort_segments: cudaMemsetAsync");
   check_cuda(cudaMemsetAsync(&counters->first_bad, 0xff, sizeof counters->first_bad, opt.stream),
              "sort_segments: cudaMemsetAsync");
-  segments::count(r.offsets, r.offset_bytes, r.num_segments, singles, counters, long_list,
-                  layout.long_capacity, opt.stream);
+  const segments::offsets_view offsets{r.offsets, r.offset_bytes, r.origin};
+  segments::count(offsets, r.num_segments, singles, counters, long_list, layout.long_capacity,
+                  opt.stream);
   segments::counters found{};
   check_cuda(cudaMemcpyAsync(&found, counters, sizeof found, cudaMemcpyDeviceToHost, opt.stream),
              "sort_segments: cudaMemcpyAsync of the counts");
@@ -310,8 +320,7 @@ void run_segments(const segments_request& r) {
     segments::tile_map map{};
     std::copy(std::begin(p.first_segment), std::end(p.first_segment), map.first_segment);
     std::copy(std::begin(p.first_block), std::end(p.first_block), map.first_block);
-    segments::bin(r.offsets, r.offset_bytes, r.num_segments, singles, map, counters, bins,
-                  opt.stream);
+    segments::bin(offsets, r.num_segments, singles, map, counters, bins, opt.stream);
     segments::tile_call call;
     call.keys = r.keys;
     call.out_keys = r.out_keys;
@@ -423,7 +432,43 @@ void set_rows_sort(segments_request& r) {
   }
 }
 
+//! set_rows_sort for the values or indices that r carries (r.value_bytes, r.index_bytes).
+template <class Key>
+void set_rows_sort_of_sizes(segments_request& r) {
+  if (r.value_bytes == 4) set_rows_sort<Key, std::uint32_t, false>(r);
+  if (r.value_bytes == 8) set_rows_sort<Key, std::uint64_t, false>(r);
+  if (r.index_bytes == 4) set_rows_sort<Key, std::uint32_t, true>(r);
+  if (r.index_bytes == 8) set_rows_sort<Key, std::uint64_t, true>(r);
+  if (r.value_bytes + r.index_bytes == 0) set_rows_sort<Key>(r);
+}
+
+//! The checks, then the sort.
+void run_segments(const segments_request& r) {
+  if (const std::optional<segment_span> span = check_segments(r, r.opt, r.caller)) {
+    run_segments(r, *span);
+  }
+}
+
 }  // namespace
+
+template <class Word>
+void sort_word_segments(const segment_arrays& a, segment_span span, const options& opt,
+                        const char* caller) {
+  const auto* words = static_cast<const Word*>(a.keys);
+  segments_request r =
+      request_for<Word>(words, a.index_bytes == 0 ? const_cast<Word*>(words) : nullptr, a.offsets,
+                        a.offset_bytes, a.num_segments, opt, caller);
+  static_cast<segment_arrays&>(r) = a;
+  r.key_bytes = sizeof(Word);
+  set_rows_sort_of_sizes<Word>(r);
+  run_segments(r, span);
+}
+
+template void sort_word_segments<std::uint32_t>(const segment_arrays&, segment_span, const options&,
+                                                const char*);
+template void sort_word_segments<std::uint64_t>(const segment_arrays&, segment_span, const options&,
+                                                const char*);
+
 }  // namespace api
 
 template <class Key, class Offset>
@@ -476,11 +521,7 @@ std::size_t segments_workspace_bytes(std::size_t num_keys, std::size_t num_segme
       api::request_for<Key>(nullptr, nullptr, nullptr, 0, num_segments, opt, caller);
   r.value_bytes = value_bytes;
   r.index_bytes = index_bytes;
-  if (value_bytes == 4) api::set_rows_sort<Key, std::uint32_t, false>(r);
-  if (value_bytes == 8) api::set_rows_sort<Key, std::uint64_t, false>(r);
-  if (index_bytes == 4) api::set_rows_sort<Key, std::uint32_t, true>(r);
-  if (index_bytes == 8) api::set_rows_sort<Key, std::uint64_t, true>(r);
-  if (value_bytes + index_bytes == 0) api::set_rows_sort<Key>(r);
+  api::set_rows_sort_of_sizes<Key>(r);
   return api::layout_for(num_keys, num_segments).bytes + api::long_scratch_bound(r, num_keys);
 }
 

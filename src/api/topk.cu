@@ -34,28 +34,9 @@ namespace {
 //! a group of 2^28 keys needs about 2 GiB of scratch and keeps the GPU busy.
 constexpr std::size_t group_keys = std::size_t{1} << 28;
 
-//! Positions are 32 bits in the record words.
-constexpr std::size_t max_array_keys = std::size_t{1} << 32;
-
 //! The arrays sorted at once: as many whole arrays of n keys as fit group_keys, at least one.
 std::size_t group_arrays(std::size_t batch, std::size_t n) {
   return std::min(batch, std::max<std::size_t>(1, group_keys / n));
-}
-
-//! topk_keys' checks, and n within the record words' positions. Returns batch * n.
-std::size_t checked_topk_keys(std::size_t batch, std::size_t n, std::size_t k, const options& opt,
-                              bool any_output, const char* caller) {
-  const std::size_t keys = topk_keys(batch, n, k, opt, any_output, caller);
-  if (n > max_array_keys) {
-    throw error(std::string(caller) + ": n = " + std::to_string(n) +
-                " is more than the 2^32 keys an array may have");
-  }
-  return keys;
-}
-
-//! Whether topk sorts anything (else it at most copies or writes zeros).
-bool topk_sorts(std::size_t batch, std::size_t n, std::size_t k) {
-  return batch != 0 && k != 0 && n >= 2;
 }
 
 namespace select = kernels::topk_select;
@@ -187,30 +168,10 @@ void topk(const Key* d_keys, std::size_t batch, std::size_t n, std::size_t k, Ke
   static_assert(std::is_same_v<Index, std::uint32_t> || std::is_same_v<Index, std::uint64_t>,
                 "indices of 4 or 8 bytes, unsigned");
   constexpr const char* caller = "bitonic::topk";
-  const std::size_t keys = api::checked_topk_keys(
-      batch, n, k, opt, d_out_keys != nullptr || d_out_indices != nullptr, caller);
-  const std::size_t outputs = batch * k;  // <= keys
-  runtime::require_device_range(d_keys, keys, sizeof(Key), alignof(Key), caller, "d_keys");
-  if (d_out_keys != nullptr) {
-    runtime::require_device_range(d_out_keys, outputs, sizeof(Key), alignof(Key), caller,
-                                  "d_out_keys");
-  }
-  if (d_out_indices != nullptr) {
-    runtime::require_device_range(d_out_indices, outputs, sizeof(Index), alignof(Index), caller,
-                                  "d_out_indices");
-  }
-  api::require_topk_arrays_apart(d_keys, keys, d_out_keys, d_out_indices, outputs, true, caller);
-  if (outputs == 0) return;
-  if (n == 1) {  // k == 1: each array's only key, at index 0
-    if (d_out_keys != nullptr) {
-      BITONIC_CUDA_CHECK(cudaMemcpyAsync(d_out_keys, d_keys, batch * sizeof(Key),
-                                         cudaMemcpyDeviceToDevice, opt.stream));
-    }
-    if (d_out_indices != nullptr) {
-      BITONIC_CUDA_CHECK(cudaMemsetAsync(d_out_indices, 0, batch * sizeof(Index), opt.stream));
-    }
-    return;
-  }
+  const api::topk_sizes sizes =
+      api::check_topk(d_keys, batch, n, k, d_out_keys, d_out_indices, opt, caller);
+  if (sizes.done) return;
+  const std::size_t keys = sizes.keys, outputs = sizes.outputs;
   const std::initializer_list<api::device_range> apart = {
       {d_keys, keys * sizeof(Key), "the keys"},
       {d_out_keys, d_out_keys != nullptr ? outputs * sizeof(Key) : 0, "the output keys"},

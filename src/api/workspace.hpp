@@ -22,6 +22,22 @@ constexpr std::size_t align_up(std::size_t bytes) {
   return (bytes + workspace_alignment - 1) & ~(workspace_alignment - 1);
 }
 
+//! The options of a call made on part of a caller's scratch (the word sorts of small keys): the
+//! caller's algorithm, order, stability and stream, the workspace `bytes` at `at` (none, so the
+//! library's pool, when bytes is 0).
+inline options on_scratch(const options& opt, std::byte* at = nullptr, std::size_t bytes = 0) {
+  options inner;
+  inner.algo = opt.algo;
+  inner.direction = opt.direction;
+  inner.stable = opt.stable;
+  inner.stream = opt.stream;
+  if (bytes != 0) {
+    inner.workspace = at;
+    inner.workspace_bytes = bytes;
+  }
+  return inner;
+}
+
 //! A range of the caller's device memory that the workspace must not overlap.
 struct device_range {
   const void* begin = nullptr;

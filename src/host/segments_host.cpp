@@ -3,6 +3,8 @@
 // scratch fit the device budget, the keys go up through the staging ring with the offsets rebased
 // to 0, sort_segments runs and the keys come back. Otherwise the CPU sorts each segment with
 // std::sort (std::stable_sort when asked) under the same order.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -110,5 +112,6 @@ void sort_segments_host(Key* h_keys, const Offset* h_offsets, std::size_t num_se
   template void sort_segments_host<Key, std::uint64_t>(Key*, const std::uint64_t*, std::size_t, \
                                                        const options&);
 BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_SEGMENTS_HOST)
+BITONIC_FOR_EACH_SMALL_KEY(BITONIC_INSTANTIATE_SEGMENTS_HOST)
 
 }  // namespace bitonic

@@ -2,6 +2,8 @@
 // topk's scratch fit the device budget, the keys go up through the staging ring, topk runs and the
 // outputs come back. Otherwise the CPU selects each array's positions with std::partial_sort under
 // the same order (key, then position), so both roads give the same result bit for bit.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -107,5 +109,6 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
 #define BITONIC_INSTANTIATE_KEY_TOPK(Key) \
   BITONIC_FOR_EACH_RECORD(BITONIC_INSTANTIATE_NO_PAIR, BITONIC_INSTANTIATE_TOPK, Key)
 BITONIC_FOR_EACH_KEY(BITONIC_INSTANTIATE_KEY_TOPK)
+BITONIC_FOR_EACH_SMALL_KEY(BITONIC_INSTANTIATE_KEY_TOPK)
 
 }  // namespace bitonic

@@ -17,21 +17,22 @@ namespace bitonic::kernels::segments {
 //! Threads of a block, one segment each.
 inline constexpr unsigned bin_threads = 256;
 
-//! The start and end of segment i, its end clamped to its start when the offsets decrease there
-//! (an empty segment, reported by count_kernel).
+//! The start and end of segment i, counted from the key at offset `origin` (the offsets' first),
+//! its end clamped to its start when the offsets decrease there (an empty segment, reported by
+//! count_kernel; its start is then meaningless but never used).
 template <class Offset>
 struct segment_bounds {
   std::uint64_t begin, end;
-  __device__ segment_bounds(const Offset* offsets, index_t i)
-      : begin(offsets[i]), end(offsets[i + 1]) {
-    if (end < begin) end = begin;
+  __device__ segment_bounds(const Offset* offsets, index_t i, std::uint64_t origin)
+      : begin(offsets[i] - origin), end(offsets[i + 1] - origin) {
+    if (offsets[i + 1] < offsets[i]) end = begin;
   }
 };
 
 template <class Offset>
 __global__ void __launch_bounds__(bin_threads)
-    count_kernel(const Offset* offsets, index_t segments, bool singles, counters* out,
-                 long_segment* long_list, index_t long_capacity) {
+    count_kernel(const Offset* offsets, std::uint64_t origin, index_t segments, bool singles,
+                 counters* out, long_segment* long_list, index_t long_capacity) {
   __shared__ unsigned class_counts[classes];
   for (unsigned c = threadIdx.x; c < classes; c += bin_threads)
     class_counts[c] = 0;
@@ -41,7 +42,7 @@ __global__ void __launch_bounds__(bin_threads)
     const index_t i = base + threadIdx.x;
     if (i < segments) {
       if (offsets[i + 1] < offsets[i]) atomicMin(&out->first_bad, counter_t{i});
-      const segment_bounds<Offset> s(offsets, i);
+      const segment_bounds<Offset> s(offsets, i, origin);
       const unsigned c = segment_class(s.end - s.begin, singles);
       if (c == classes) {
         const index_t slot = atomicAdd(&out->long_count, counter_t{1});
@@ -59,8 +60,8 @@ __global__ void __launch_bounds__(bin_threads)
 
 template <class Offset>
 __global__ void __launch_bounds__(bin_threads)
-    bin_kernel(const Offset* offsets, index_t segments, bool singles, tile_map map,
-               counters* cursors, bins out) {
+    bin_kernel(const Offset* offsets, std::uint64_t origin, index_t segments, bool singles,
+               tile_map map, counters* cursors, bins out) {
   __shared__ unsigned class_counts[classes];
   __shared__ index_t class_base[classes];
   for (index_t base = index_t{blockIdx.x} * bin_threads; base < segments;
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(bin_threads)
     unsigned c = 0, rank = 0;
     std::uint64_t begin = 0, length = 0;
     if (i < segments) {
-      const segment_bounds<Offset> s(offsets, i);
+      const segment_bounds<Offset> s(offsets, i, origin);
       begin = s.begin;
       length = s.end - s.begin;
       c = segment_class(length, singles);
@@ -96,18 +97,19 @@ __global__ void __launch_bounds__(bin_threads)
 }
 
 template <class Offset>
-void launch_count(const Offset* offsets, index_t segments, bool singles, counters* out,
-                  long_segment* long_list, index_t long_capacity, cudaStream_t stream) {
+void launch_count(const Offset* offsets, std::uint64_t origin, index_t segments, bool singles,
+                  counters* out, long_segment* long_list, index_t long_capacity,
+                  cudaStream_t stream) {
   launch_plain(count_kernel<Offset>, grid_blocks(segments, bin_threads), bin_threads, stream,
-               "segments count_kernel launch", offsets, segments, singles, out, long_list,
+               "segments count_kernel launch", offsets, origin, segments, singles, out, long_list,
                long_capacity);
 }
 
 template <class Offset>
-void launch_bin(const Offset* offsets, index_t segments, bool singles, const tile_map& map,
-                counters* cursors, bins out, cudaStream_t stream) {
+void launch_bin(const Offset* offsets, std::uint64_t origin, index_t segments, bool singles,
+                const tile_map& map, counters* cursors, bins out, cudaStream_t stream) {
   launch_plain(bin_kernel<Offset>, grid_blocks(segments, bin_threads), bin_threads, stream,
-               "segments bin_kernel launch", offsets, segments, singles, map, cursors, out);
+               "segments bin_kernel launch", offsets, origin, segments, singles, map, cursors, out);
 }
 
 }  // namespace bitonic::kernels::segments

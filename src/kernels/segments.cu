@@ -7,25 +7,25 @@
 
 namespace bitonic::kernels::segments {
 
-void count(const void* offsets, std::size_t offset_bytes, index_t segments, bool singles,
-           counters* out, long_segment* long_list, index_t long_capacity, cudaStream_t stream) {
-  if (offset_bytes == 4) {
-    launch_count(static_cast<const std::uint32_t*>(offsets), segments, singles, out, long_list,
-                 long_capacity, stream);
+void count(const offsets_view& offsets, index_t segments, bool singles, counters* out,
+           long_segment* long_list, index_t long_capacity, cudaStream_t stream) {
+  if (offsets.bytes == 4) {
+    launch_count(static_cast<const std::uint32_t*>(offsets.at), offsets.origin, segments, singles,
+                 out, long_list, long_capacity, stream);
   } else {
-    launch_count(static_cast<const std::uint64_t*>(offsets), segments, singles, out, long_list,
-                 long_capacity, stream);
+    launch_count(static_cast<const std::uint64_t*>(offsets.at), offsets.origin, segments, singles,
+                 out, long_list, long_capacity, stream);
   }
 }
 
-void bin(const void* offsets, std::size_t offset_bytes, index_t segments, bool singles,
-         const tile_map& map, counters* cursors, bins out, cudaStream_t stream) {
-  if (offset_bytes == 4) {
-    launch_bin(static_cast<const std::uint32_t*>(offsets), segments, singles, map, cursors, out,
-               stream);
+void bin(const offsets_view& offsets, index_t segments, bool singles, const tile_map& map,
+         counters* cursors, bins out, cudaStream_t stream) {
+  if (offsets.bytes == 4) {
+    launch_bin(static_cast<const std::uint32_t*>(offsets.at), offsets.origin, segments, singles,
+               map, cursors, out, stream);
   } else {
-    launch_bin(static_cast<const std::uint64_t*>(offsets), segments, singles, map, cursors, out,
-               stream);
+    launch_bin(static_cast<const std::uint64_t*>(offsets.at), offsets.origin, segments, singles,
+               map, cursors, out, stream);
   }
 }
 
@@ -63,8 +63,9 @@ void load(std::size_t key_bytes, bool positions, std::size_t offset_bytes,
   tile_map one_block{};  // the launches only load their kernels
   for (unsigned c = 2; c <= classes; ++c)
     one_block.first_block[c] = 1;
-  count(nullptr, offset_bytes, 1, false, nullptr, nullptr, 0, nullptr);
-  bin(nullptr, offset_bytes, 1, false, one_block, nullptr, {}, nullptr);
+  const offsets_view none{nullptr, offset_bytes, 0};
+  count(none, 1, false, nullptr, nullptr, 0, nullptr);
+  bin(none, 1, false, one_block, nullptr, {}, nullptr);
   tile_call call;
   call.key_bytes = key_bytes;
   call.positions = positions;

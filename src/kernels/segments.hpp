@@ -58,14 +58,23 @@ struct bins {
   std::uint32_t* length;
 };
 
+//! The segments' offsets in device memory: `bytes` (4 or 8) each. The keys arrays of the call
+//! start at offset `origin` (the first offset where a call's keys are words of a part of the
+//! caller's keys, 0 otherwise): segment i is elements [at[i] - origin, at[i + 1] - origin).
+struct offsets_view {
+  const void* at;
+  std::size_t bytes;
+  std::uint64_t origin;
+};
+
 //! Counts the segments of each class into *out and lists up to long_capacity long ones in
-//! long_list (offset_bytes 4 or 8), on `stream`.
-void count(const void* offsets, std::size_t offset_bytes, index_t segments, bool singles,
-           counters* out, long_segment* long_list, index_t long_capacity, cudaStream_t stream);
+//! long_list, on `stream`.
+void count(const offsets_view& offsets, index_t segments, bool singles, counters* out,
+           long_segment* long_list, index_t long_capacity, cudaStream_t stream);
 
 //! Writes every short segment into its class's bins (cursors zeroed first), on `stream`.
-void bin(const void* offsets, std::size_t offset_bytes, index_t segments, bool singles,
-         const tile_map& map, counters* cursors, bins out, cudaStream_t stream);
+void bin(const offsets_view& offsets, index_t segments, bool singles, const tile_map& map,
+         counters* cursors, bins out, cudaStream_t stream);
 
 //! The segment-tile launch: keys of key_bytes (4 or 8) read from `keys` and sorted within each
 //! binned segment. Keys only (positions false): written back to out_keys (= keys). With

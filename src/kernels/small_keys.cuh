@@ -3,6 +3,7 @@
 // writes each key's word (network/small_key_order.hpp) into the scratch, narrow writes the sorted
 // words' keys back over the keys. One kernel of each per key type and word size. Their record
 // sorts (api/small_records.cu) widen to class words and gather by the indices of an argsort.
+// Included only by kernels/small_keys.cu, which compiles them once (kernels/small_keys.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,12 +12,11 @@
 #include <type_traits>
 
 #include "kernels/launch.cuh"
+#include "kernels/small_keys.hpp"
 #include "network/network.hpp"
 #include "network/small_key_order.hpp"
 
 namespace bitonic::kernels::small_keys {
-
-using network::index_t;
 
 //! Threads of a block of every kernel here (grid-stride loops, one key a thread a round).
 inline constexpr unsigned block_threads = 256;
@@ -50,36 +50,49 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-//! out[i] = in[order[i]]: keys or values moved as Bits through an argsort's indices.
+//! out[i] = in[(i / out_row) * in_row + order[i]] (out_row 0: one row): kernels/small_keys.hpp.
 template <class Bits, class Index>
 __global__ void __launch_bounds__(block_threads)
-    gather_kernel(const Index* order, const Bits* in, Bits* out, index_t n) {
+    gather_kernel(const Index* order, const Bits* in, Bits* out, index_t n, index_t out_row,
+                  index_t in_row) {
   for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
        i += index_t{gridDim.x} * block_threads) {
-    out[i] = in[order[i]];
+    const index_t row_start = out_row == 0 ? 0 : i / out_row * in_row;
+    out[i] = in[row_start + order[i]];
   }
 }
 
-//! Enqueues widen_kernel on `stream` (only loads it under a load_only_scope).
 template <class Key, class Word>
-void launch_widen(const Key* keys, Word* words, index_t n, bool descending, cudaStream_t stream,
-                  bool by_class = false) {
+void widen(const Key* keys, Word* words, index_t n, bool descending, bool by_class,
+           cudaStream_t stream) {
   launch_plain(widen_kernel<Key, Word>, grid_blocks(n, block_threads), block_threads, stream,
                "small keys widen_kernel launch", keys, words, n, descending, by_class);
 }
 
-//! Enqueues gather_kernel on `stream` (only loads it under a load_only_scope).
-template <class Bits, class Index>
-void launch_gather(const Index* order, const Bits* in, Bits* out, index_t n, cudaStream_t stream) {
-  launch_plain(gather_kernel<Bits, Index>, grid_blocks(n, block_threads), block_threads, stream,
-               "small keys gather_kernel launch", order, in, out, n);
-}
-
-//! Enqueues narrow_kernel on `stream` (only loads it under a load_only_scope).
 template <class Key, class Word>
-void launch_narrow(const Word* words, Key* keys, index_t n, cudaStream_t stream) {
+void narrow(const Word* words, Key* keys, index_t n, cudaStream_t stream) {
   launch_plain(narrow_kernel<Key, Word>, grid_blocks(n, block_threads), block_threads, stream,
                "small keys narrow_kernel launch", words, keys, n);
+}
+
+template <class Bits, class Index>
+void gather(const Index* order, const Bits* in, Bits* out, index_t n, index_t out_row,
+            index_t in_row, cudaStream_t stream) {
+  launch_plain(gather_kernel<Bits, Index>, grid_blocks(n, block_threads), block_threads, stream,
+               "small keys gather_kernel launch", order, in, out, n, out_row, in_row);
+}
+
+template <class Key, class Word>
+void load_words() {
+  const load_only_scope loading;
+  widen<Key, Word>(nullptr, nullptr, 0, false, false, nullptr);
+  narrow<Key, Word>(nullptr, nullptr, 0, nullptr);
+}
+
+template <class Bits, class Index>
+void load_gather() {
+  const load_only_scope loading;
+  gather<Bits, Index>(nullptr, nullptr, nullptr, 0, 0, 0, nullptr);
 }
 
 }  // namespace bitonic::kernels::small_keys

@@ -34,7 +34,7 @@ std::vector<std::size_t> segment_lengths(std::uint64_t seed) {
 
 template <class Key>
 class SegmentsHost : public ::testing::Test {};
-TYPED_TEST_SUITE(SegmentsHost, test::key_types, test::key_type_names);
+TYPED_TEST_SUITE(SegmentsHost, test::record_key_types, test::key_type_names);
 
 template <class Key, class Offset>
 void expect_segments_sorted(distribution d, order direction, bool stable, std::size_t budget) {

@@ -20,7 +20,7 @@ using tools::distribution;
 
 template <class Key>
 class TopKHost : public ::testing::Test {};
-TYPED_TEST_SUITE(TopKHost, test::key_types, test::key_type_names);
+TYPED_TEST_SUITE(TopKHost, test::record_key_types, test::key_type_names);
 
 TYPED_TEST(TopKHost, FirstKOfAStableSortOfEveryArray) {
   using Key = TypeParam;

@@ -6,8 +6,8 @@
 // to a tile; past it exactly batched_workspace_bytes sorts, one byte less throws); rows past a
 // tile beyond the L2 block;
 // argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of every
-// array; refusals with the keys untouched. Seeds: test::case_seed(size, distribution), printed with
-// every failure.
+// array, for every key type (1- and 2-byte keys too); refusals with the keys untouched. Seeds:
+// test::case_seed(size, distribution), printed with every failure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -298,7 +298,11 @@ void expect_batched_argsort(const std::vector<Key>& input, std::size_t arrays, s
   }
 }
 
-TYPED_TEST(BatchedGpu, RecordsMatchStableSortOfEveryArray) {
+template <class Key>
+class BatchedRecordsGpu : public ::testing::Test {};
+TYPED_TEST_SUITE(BatchedRecordsGpu, test::record_key_types, test::key_type_names);
+
+TYPED_TEST(BatchedRecordsGpu, MatchStableSortOfEveryArray) {
   using Key = TypeParam;
   for (const std::size_t size : {0u, 1u, 2u, 3u, 5u, 17u, 32u, 33u, 100u, 300u, 1024u, 4097u, 8191u,
                                  8192u, 8193u, 16387u, 32768u}) {

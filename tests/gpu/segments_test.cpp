@@ -1,5 +1,6 @@
 // sort_segments, sort_segments_pairs and argsort_segments on the device against std::sort /
-// std::stable_sort of every segment on its own: every key type and order, offsets of 32 and 64
+// std::stable_sort of every segment on its own: every key type (1- and 2-byte keys through
+// words of the offsets' span, which starts past 0 in some layouts) and order, offsets of 32 and 64
 // bits, segment layouts with every length 0..300, powers of two and their neighbours up to 2^16
 // (past the 8192-key tile: the long path), random lengths with empty segments, one long segment
 // among short ones; keys before the first offset and behind the last untouched; every distribution
@@ -102,7 +103,7 @@ std::string describe(std::string_view type, const layout& l, distribution d, std
 
 template <class Key>
 class SegmentsGpu : public ::testing::Test {};
-TYPED_TEST_SUITE(SegmentsGpu, test::key_types, test::key_type_names);
+TYPED_TEST_SUITE(SegmentsGpu, test::record_key_types, test::key_type_names);
 
 //! Checks every form of the segmented sort of `input` (l.keys() keys plus guards) with Offset
 //! offsets in `direction`.

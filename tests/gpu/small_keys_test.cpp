@@ -1,7 +1,9 @@
 // 1- and 2-byte keys on a GPU (int8, uint8, int16, uint16, __half, __nv_bfloat16): sort and
 // sort_host against sort_on_cpu bit for bit and std::sort, every algorithm, distribution and order
 // at lengths around powers of two, lengths past one L2 block, stable sorts of 2-byte floats
-// against std::stable_sort, the exact workspace and one byte less, the CPU fallback of sort_host.
+// against std::stable_sort, the exact workspace and one byte less, the CPU fallback of sort_host;
+// the segmented, batched-record and top-k forms on one case each for compute-sanitizer (their
+// full tests are those of every key type: segments_test, batched_test, topk_test).
 // Seeds: test::case_seed(n, distribution), printed with every failure.
 #include <gtest/gtest.h>
 
@@ -330,6 +332,95 @@ void expect_small_key_sorts() {
 TEST(Sanitize, SmallKeys) {
   expect_small_key_sorts<std::int8_t>();
   expect_small_key_sorts<__half>();
+}
+
+//! The segmented, batched-record and top-k forms of small keys on one case each (segments from
+//! offset 3 with an empty, a short and a long one; few distinct keys, so ties are many), against
+//! the stable order of each part: every kernel around their word sorts and the row gathers.
+template <class Key>
+void expect_small_key_forms() {
+  const std::vector<std::uint32_t> bounds = {3, 3, 10, 10000, 10300};
+  const std::size_t n = 10310, segments = bounds.size() - 1;
+  const std::uint64_t seed = test::case_seed(n, distribution::few);
+  const std::vector<Key> input = tools::generate<Key>(n, distribution::few, seed);
+  const std::string what = std::string(tools::type_name<Key>()) + " seed " + std::to_string(seed);
+  device_array<std::uint32_t> offsets(bounds.size());
+  offsets.upload(bounds);
+  device_array<Key> keys(n);
+  device_array<std::uint32_t> second(n);
+  const auto part = [&](std::size_t from, std::size_t to) {
+    return std::vector<Key>(input.begin() + std::ptrdiff_t(from),
+                            input.begin() + std::ptrdiff_t(to));
+  };
+  // sort_segments (stable), sort_segments_pairs (values: positions) and argsort_segments.
+  keys.upload(input);
+  sort_segments(keys.get(), offsets.get(), segments, {.stable = true});
+  std::vector<Key> sorted = keys.download();
+  keys.upload(input);
+  std::vector<std::uint32_t> positions(n);
+  for (std::size_t i = 0; i < n; ++i)
+    positions[i] = std::uint32_t(i);
+  second.upload(positions);
+  sort_segments_pairs(keys.get(), second.get(), offsets.get(), segments);
+  const std::vector<Key> pair_keys = keys.download();
+  const std::vector<std::uint32_t> moved = second.download();
+  EXPECT_TRUE(same_bits(std::vector<Key>(pair_keys.begin(), pair_keys.begin() + 3), part(0, 3)))
+      << what << ": keys before the first offset changed";
+  keys.upload(input);
+  argsort_segments(static_cast<const Key*>(keys.get()), second.get(), offsets.get(), segments);
+  const std::vector<std::uint32_t> indices = second.download();
+  for (std::size_t s = 0; s < segments; ++s) {
+    const std::vector<Key> keys_of = part(bounds[s], bounds[s + 1]);
+    const std::vector<std::uint64_t> order = test::stable_order(keys_of, order::ascending);
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      const std::size_t at = bounds[s] + j;
+      EXPECT_TRUE(same_bits(std::vector<Key>{sorted[at]}, std::vector<Key>{keys_of[order[j]]}) &&
+                  same_bits(std::vector<Key>{pair_keys[at]}, std::vector<Key>{keys_of[order[j]]}) &&
+                  moved[at] == bounds[s] + order[j])
+          << what << ": segment " << s << " position " << j;
+      EXPECT_EQ(indices[at], std::uint32_t(order[j])) << what << ": argsort_segments " << s;
+    }
+  }
+  // argsort_batched with the sorted keys and sort_batched_pairs: 10 arrays of 1031 keys.
+  const std::size_t arrays = 10, size = 1031;
+  device_array<Key> sorted_keys(arrays * size);
+  keys.upload(input);
+  argsort_batched(static_cast<const Key*>(keys.get()), sorted_keys.get(), second.get(), arrays,
+                  size, {.direction = order::descending});
+  const std::vector<std::uint32_t> batched = second.download();
+  const std::vector<Key> batched_keys = sorted_keys.download();
+  second.upload(positions);
+  sort_batched_pairs(keys.get(), second.get(), arrays, size, {.stable = true});
+  const std::vector<std::uint32_t> pairs = second.download();
+  for (std::size_t a = 0; a < arrays; ++a) {
+    const std::vector<Key> row = part(a * size, (a + 1) * size);
+    const std::vector<std::uint64_t> down = test::stable_order(row, order::descending);
+    const std::vector<std::uint64_t> up = test::stable_order(row, order::ascending);
+    for (std::size_t j = 0; j < size; ++j) {
+      EXPECT_TRUE(
+          batched[a * size + j] == down[j] &&
+          same_bits(std::vector<Key>{batched_keys[a * size + j]}, std::vector<Key>{row[down[j]]}) &&
+          pairs[a * size + j] == a * size + up[j])
+          << what << ": batched array " << a << " position " << j;
+    }
+  }
+  // topk: two arrays of 5000 keys, k of the select path and past it.
+  keys.upload(input);
+  for (const std::size_t k : {std::size_t{7}, std::size_t{2100}}) {
+    device_array<Key> out_keys(2 * k);
+    device_array<std::uint32_t> out_indices(2 * k);
+    topk(static_cast<const Key*>(keys.get()), 2, 5000, k, out_keys.get(), out_indices.get(),
+         {.direction = order::descending});
+    EXPECT_TRUE(test::matches_topk(out_keys.download(), out_indices.download(), part(0, 10000), 2,
+                                   5000, k, order::descending))
+        << what << ": topk k = " << k;
+  }
+}
+
+// For compute-sanitizer: the segmented, batched-record and top-k forms of small keys.
+TEST(Sanitize, SmallKeyForms) {
+  expect_small_key_forms<std::int8_t>();
+  expect_small_key_forms<__half>();
 }
 
 }  // namespace

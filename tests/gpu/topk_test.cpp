@@ -6,7 +6,9 @@
 // outputs; outputs past the k of each array untouched; the workspace; refusals with the outputs
 // untouched. 4-byte keys with k <= 2048 take the select path (topk_select.cuh: arrays of more than
 // 8192 keys in several parts, and passes over their candidates), the rest the argsort path: both
-// are covered by the key types and the k of the list. Seeds: test::case_seed(n, distribution),
+// are covered by the key types and the k of the list. 1- and 2-byte keys (their class words'
+// topk, keys gathered by index) take the same tests but the long arrays, which only their words'
+// path would see. Seeds: test::case_seed(n, distribution),
 // printed with every failure.
 #include <gtest/gtest.h>
 
@@ -100,7 +102,7 @@ template <class Key, class Index>
 
 template <class Key>
 class TopKGpu : public ::testing::Test {};
-TYPED_TEST_SUITE(TopKGpu, test::key_types, test::key_type_names);
+TYPED_TEST_SUITE(TopKGpu, test::record_key_types, test::key_type_names);
 
 // Array lengths from one key to past a tile (2^14 four-byte keys), each with every k of the list;
 // lengths cycle through the distributions, both orders each.
@@ -152,7 +154,11 @@ TYPED_TEST(TopKGpu, DistributionsIndexTypesAndSingleOutputs) {
 // each into many parts and selects among their candidates over several passes (4-byte keys).
 // Spread, sorted, tied (few distinct keys: the ties go down to the positions' digits) and
 // all-equal words.
-TYPED_TEST(TopKGpu, LongArrayOverSeveralPasses) {
+template <class Key>
+class TopKGpuLong : public ::testing::Test {};
+TYPED_TEST_SUITE(TopKGpuLong, test::key_types, test::key_type_names);
+
+TYPED_TEST(TopKGpuLong, LongArrayOverSeveralPasses) {
   using Key = TypeParam;
   const cuda_stream stream;
   for (const auto [batch, n] : {std::array<std::size_t, 2>{1, (std::size_t{3} << 20) + 5},

@@ -1,5 +1,5 @@
 // sort, sort_batched and their workspace sizes for 1- and 2-byte keys: widen each key to its 32-bit
-// word in the scratch (kernels/small_keys.cuh), sort the words with the precompiled
+// word in the scratch (kernels/small_keys.hpp), sort the words with the precompiled
 // sort<std::uint32_t> (sort_batched<std::uint32_t>), narrow them back over the keys. A stable sort
 // of __half or __nv_bfloat16 keys takes 64-bit words (class, position, bits) and the 8-byte sorts
 // instead. No copy of the network's kernels for these types.
@@ -16,7 +16,7 @@
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
-#include "kernels/small_keys.cuh"
+#include "kernels/small_keys.hpp"
 #include "runtime/device.hpp"
 #include "runtime/stream_buffer.hpp"
 
@@ -81,11 +81,7 @@ void require_stable_positions(std::size_t n, const char* caller) {
 template <class Word, class Key>
 void sort_through_words(const Key* d_in, Key* d_out, std::size_t n, const options& opt,
                         const char* caller, std::size_t array_size = 0) {
-  {  // both kernels loaded before the keys can change (the word sort loads its own)
-    const kernels::load_only_scope loading;
-    small::launch_widen<Key, Word>(nullptr, nullptr, 0, false, opt.stream);
-    small::launch_narrow<Key, Word>(nullptr, nullptr, 0, opt.stream);
-  }
+  small::load_words<Key, Word>();  // before the keys can change (the word sort loads its own)
   const small_layout l = layout_for<Word>(n, opt, array_size);
   runtime::stream_buffer<std::byte> owned;
   const std::size_t keys_bytes = n * sizeof(Key);
@@ -99,13 +95,13 @@ void sort_through_words(const Key* d_in, Key* d_out, std::size_t n, const option
     word_sort.workspace = base + l.sort;
     word_sort.workspace_bytes = l.sort_bytes;
   }
-  small::launch_widen(d_in, words, n, opt.direction == order::descending, opt.stream);
+  small::widen(d_in, words, n, opt.direction == order::descending, false, opt.stream);
   if (array_size == 0) {
     bitonic::sort(words, n, word_sort);
   } else {
     bitonic::sort_batched(words, n / array_size, array_size, word_sort);
   }
-  small::launch_narrow(words, d_out, n, opt.stream);
+  small::narrow(words, d_out, n, opt.stream);
 }
 
 //! sort_through_words with the words Key sorts as under opt: 64-bit stable words for stable
