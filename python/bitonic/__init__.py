@@ -17,10 +17,13 @@ from ._core import Error
 __version__ = "0.1.0"
 __all__ = ["sort", "argsort", "sort_pairs", "topk", "sort_segments", "SortResult", "PairsResult",
            "TopKResult", "workspace_bytes", "gpu_available", "release_cached_memory",
-           "cached_memory_bytes", "Error", "DTYPES"]
+           "cached_memory_bytes", "Error", "DTYPES", "VALUE_DTYPES"]
 
-#: The key types sort accepts, as NumPy names them (those the C++ library is precompiled for).
+#: The key types every function accepts, as NumPy and PyTorch name them (those the C++ library is
+#: precompiled for; float16 and bfloat16 are CUDA's __half and __nv_bfloat16).
 DTYPES = _arrays.DTYPES
+#: The types of sort_pairs' values: the 4- and 8-byte key types (values move as bits).
+VALUE_DTYPES = _arrays.WIDE_DTYPES
 
 #: ``sort(x, return_indices=True)``'s result, as ``torch.sort``'s: the sorted keys and, for each,
 #: its position in its row of x.
@@ -37,7 +40,8 @@ _COMMON_DOC = """
         Array Interface (numba and any other producer of it). A numpy.ndarray, or any array in
         host memory, goes through the C++ host forms (``sort_host``, ``sort_pairs_host``,
         ``argsort_host``: the GPU when there is one, the CPU otherwise; synchronous). Results are
-        of the input's kind. Key types: int32, uint32, int64, uint64, float32, float64.
+        of the input's kind. Key types: int32, uint32, int64, uint64, float32, float64, int8,
+        uint8, int16, uint16, float16, bfloat16 (the last six sorted as 32-bit words of theirs).
         C-contiguous, at least 1-d; sorted along the last axis (dim=-1 or x.ndim - 1): the rows
         of a device array in one call of the C++ batched entry points, host rows one by one.
 
@@ -58,8 +62,8 @@ _COMMON_DOC = """
     library's own memory pool (release_cached_memory gives it back). No autograd: results do not
     require grad.
 
-    Raises TypeError (not an array, unsupported key type such as bool, complex, float16 or
-    object, ``out`` of another kind) or ValueError (0-d, another dim, not C-contiguous, not on a
+    Raises TypeError (not an array, unsupported key type such as bool, complex or object,
+    ``out`` of another kind) or ValueError (0-d, another dim, not C-contiguous, not on a
     CUDA device or the host, read-only where written, ``out`` of another shape/dtype/device)
     before anything is written; bitonic.Error (a RuntimeError) for failures of the C++ library.
 """
@@ -152,8 +156,8 @@ def sort_pairs(keys, values, *, descending=False, stable=False, dim=-1, out=None
     """Sorts (key, value) records by key along the last axis: both arrays end in the order of the
     keys (the C++ sort_pairs). Returns ``PairsResult(keys, values)`` of the inputs' kind.
 
-    keys, values: arrays of the same kind, shape and device; the values of any of the key types
-        (they move as bits).
+    keys, values: arrays of the same kind, shape and device; values of any 4- or 8-byte key type
+        (VALUE_DTYPES: they move as bits).
     descending: largest key first.
     stable: records with equal keys keep their input order; otherwise they end in any order of
         theirs (faster: 4-byte keys with 4-byte values sort as one 64-bit word each).
@@ -168,6 +172,9 @@ def sort_pairs(keys, values, *, descending=False, stable=False, dim=-1, out=None
     vsrc = _arrays.wrap(values, fn)
     _check_array(fn, vsrc, "values", -1)
     _check_same(fn, src, vsrc, "values", "keys", same_dtype=False)
+    if vsrc.dtype not in _arrays.WIDE_DTYPES:
+        raise TypeError(f"{fn}: values have dtype {vsrc.dtype_repr}; values are of 4 or 8 bytes: "
+                        f"{', '.join(_arrays.WIDE_DTYPES)}")
     keys_out, values_out = _pair(fn, out, "(keys, values)")
     dst = _target(fn, src, keys, keys_out, inplace, "out[0]")
     vdst = _target(fn, vsrc, values, values_out, inplace, "out[1]")
@@ -507,6 +514,9 @@ def workspace_bytes(n, dtype="float32", device=-1, *, stable=False, values=None,
     if values is not None and indices is not None:
         raise TypeError("bitonic.workspace_bytes: values= or indices=, not both")
     if values is not None:
+        if values not in _arrays.WIDE_DTYPES:
+            raise TypeError(f"bitonic.workspace_bytes: values {values!r}; supported: "
+                            f"{', '.join(_arrays.WIDE_DTYPES)}")
         op, second = SORT_PAIRS, values
     elif indices is not None:
         if indices not in _arrays.INDEX_DTYPES:

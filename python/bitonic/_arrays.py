@@ -14,10 +14,13 @@ import sys
 
 from . import _core
 
-#: The key types of the C++ API (bitonic.hpp's BITONIC_FOR_EACH_KEY); the index is _core's code.
-DTYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
+#: The 4- and 8-byte key types of the C++ API (bitonic.hpp's BITONIC_FOR_EACH_KEY): also the
+#: types of sort_pairs' values, which move as bits.
+WIDE_DTYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
+#: Every key type of the C++ API, the 1- and 2-byte ones (BITONIC_FOR_EACH_SMALL_KEY: float16 is
+#: CUDA's __half, bfloat16 its __nv_bfloat16) after the others; the index is _core's code.
+DTYPES = WIDE_DTYPES + ("int8", "uint8", "int16", "uint16", "float16", "bfloat16")
 CODES = {name: code for code, name in enumerate(DTYPES)}
-FLOATS = frozenset({"float32", "float64"})
 #: The C++ entry points by _core's operation codes.
 OPS = ("sort", "sort_pairs", "argsort", "sort_copy", "sort_indices")
 SORT, SORT_PAIRS, ARGSORT, SORT_COPY, SORT_INDICES = range(len(OPS))
@@ -38,7 +41,9 @@ _DL_NAMES = {_DL_INT: "int", _DL_UINT: "uint", _DL_FLOAT: "float", 4: "bfloat", 
 # default stream; 0 is not allowed. The CUDA runtime takes 1 and 2 as the same streams.
 _LEGACY_STREAM = 1
 _CAI_DTYPES = {"<i4": "int32", "<u4": "uint32", "<i8": "int64", "<u8": "uint64", "<f4": "float32",
-               "<f8": "float64"}
+               "<f8": "float64", "|i1": "int8", "|u1": "uint8", "<i1": "int8", "<u1": "uint8",
+               "<i2": "int16", "<u2": "uint16", "<f2": "float16"}
+_DL_BFLOAT = 4
 
 
 def _module(name):
@@ -314,7 +319,10 @@ class DLPackArray(Adapter):
         self._info = info
         data, _, _, shape, strides, (code, bits, lanes), read_only = info
         names = {(_DL_INT, 32): "int32", (_DL_UINT, 32): "uint32", (_DL_INT, 64): "int64",
-                 (_DL_UINT, 64): "uint64", (_DL_FLOAT, 32): "float32", (_DL_FLOAT, 64): "float64"}
+                 (_DL_UINT, 64): "uint64", (_DL_FLOAT, 32): "float32", (_DL_FLOAT, 64): "float64",
+                 (_DL_INT, 8): "int8", (_DL_UINT, 8): "uint8", (_DL_INT, 16): "int16",
+                 (_DL_UINT, 16): "uint16", (_DL_FLOAT, 16): "float16",
+                 (_DL_BFLOAT, 16): "bfloat16"}
         self.dtype = names.get((code, bits)) if lanes == 1 else None
         self.dtype_repr = f"{_DL_NAMES.get(code, f'code {code} ')}{bits}" + (
             f"x{lanes}" if lanes != 1 else "")

@@ -2,6 +2,8 @@
 // and the little DLPack and CUDA glue that pure Python cannot do. Which array a pointer belongs
 // to, its stream, dtype and shape checks live in the Python layer (python/bitonic/_arrays.py);
 // here every call is one C++ call with the GIL released.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -20,11 +22,14 @@ namespace nb = nanobind;
 
 namespace {
 
-// The key types by the codes the Python layer uses (bitonic._arrays.DTYPES keeps the same order).
-enum class key_type : int { i32, u32, i64, u64, f32, f64 };
+// The key types by the codes the Python layer uses (bitonic._arrays.DTYPES keeps the same order):
+// the 4- and 8-byte ones first (also the types of values, indices and offsets), then the 1- and
+// 2-byte ones (keys only).
+enum class key_type : int { i32, u32, i64, u64, f32, f64, i8, u8, i16, u16, f16, bf16 };
 
+// Calls f(T{}) for the code of a 4- or 8-byte type; throws for another.
 template <class F>
-void with_key_type(int code, F&& f) {
+void with_wide_type(int code, F&& f) {
   switch (static_cast<key_type>(code)) {
     case key_type::i32:
       return f(std::int32_t{});
@@ -38,8 +43,32 @@ void with_key_type(int code, F&& f) {
       return f(float{});
     case key_type::f64:
       return f(double{});
+    default:
+      break;
   }
-  throw bitonic::error("bitonic: unknown key type code " + std::to_string(code));
+  throw bitonic::error("bitonic: type code " + std::to_string(code) +
+                       " is not one of a 4- or 8-byte type (values, indices and offsets)");
+}
+
+// Calls f(Key{}) for the code of any key type.
+template <class F>
+void with_key_type(int code, F&& f) {
+  switch (static_cast<key_type>(code)) {
+    case key_type::i8:
+      return f(std::int8_t{});
+    case key_type::u8:
+      return f(std::uint8_t{});
+    case key_type::i16:
+      return f(std::int16_t{});
+    case key_type::u16:
+      return f(std::uint16_t{});
+    case key_type::f16:
+      return f(__half{});
+    case key_type::bf16:
+      return f(__nv_bfloat16{});
+    default:
+      return with_wide_type(code, f);
+  }
 }
 
 // Makes `device` current for the scope of a call and restores the caller's device after it, as
@@ -88,6 +117,11 @@ enum class operation : int { sort, sort_pairs, argsort, sort_copy, sort_indices 
 template <class T>
 constexpr bool is_index = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
 
+// Whether sort_pairs takes values of T (4 or 8 bytes); a 1- or 2-byte Second only comes with sort
+// and sort_copy (the keys' own type), whose record branches are then not compiled.
+template <class T>
+constexpr bool is_value = sizeof(T) == 4 || sizeof(T) == 8;
+
 // Calls f(Key{}, Second{}, op) for the codes; throws for an argsort into another index type.
 template <class F>
 void with_types(int op, int key_code, int second_code, F&& f) {
@@ -100,7 +134,8 @@ void with_types(int op, int key_code, int second_code, F&& f) {
     throw bitonic::error("bitonic: sort_copy writes keys of the input's type");
   }
   with_key_type(key_code, [&](auto key) {
-    with_key_type(second_code, [&](auto second) {
+    if (what == operation::sort || what == operation::sort_copy) return f(key, key, what);
+    with_wide_type(second_code, [&](auto second) {
       if constexpr (!is_index<decltype(second)>) {
         if (what == operation::argsort || what == operation::sort_indices) {
           throw bitonic::error("bitonic: argsort writes u32 or u64");
@@ -143,7 +178,7 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
       if (what == operation::sort) {
         bitonic::sort_batched(k, rows, n, opt);
       } else if (what == operation::sort_pairs) {
-        bitonic::sort_batched_pairs(k, s, rows, n, opt);
+        if constexpr (is_value<Second>) bitonic::sort_batched_pairs(k, s, rows, n, opt);
       } else if constexpr (is_index<Second>) {
         Key* sorted = what == operation::sort_indices ? reinterpret_cast<Key*>(third) : nullptr;
         bitonic::argsort_batched(k, sorted, s, rows, n, opt);
@@ -161,7 +196,9 @@ void run(int op, bool on_device, std::uintptr_t keys, std::uintptr_t second, std
           bitonic::sort(static_cast<const Key*>(k), s, n, opt);
         }
       } else if (what == operation::sort_pairs) {
-        on_device ? bitonic::sort_pairs(k, s, n, opt) : bitonic::sort_pairs_host(k, s, n, opt);
+        if constexpr (is_value<Second>) {
+          on_device ? bitonic::sort_pairs(k, s, n, opt) : bitonic::sort_pairs_host(k, s, n, opt);
+        }
       } else if (what == operation::sort_indices) {
         if constexpr (is_index<Second>) {
           bitonic::argsort(k, reinterpret_cast<Key*>(third) + row * n, s, n, opt);
@@ -187,14 +224,16 @@ std::size_t workspace_bytes(int op, std::size_t n, int key_code, int second_code
       if (what == operation::sort) {
         bytes = bitonic::batched_workspace_bytes<Key>(rows, n, opt);
       } else if (what == operation::sort_pairs) {
-        bytes = bitonic::batched_pairs_workspace_bytes<Key, Second>(rows, n, opt);
+        if constexpr (is_value<Second>) {
+          bytes = bitonic::batched_pairs_workspace_bytes<Key, Second>(rows, n, opt);
+        }
       } else if constexpr (is_index<Second>) {
         bytes = bitonic::batched_argsort_workspace_bytes<Key, Second>(rows, n, opt);
       }
     } else if (what == operation::sort || what == operation::sort_copy) {
       bytes = bitonic::workspace_bytes<Key>(n, opt);
     } else if (what == operation::sort_pairs) {
-      bytes = bitonic::pairs_workspace_bytes<Key, Second>(n, opt);
+      if constexpr (is_value<Second>) bytes = bitonic::pairs_workspace_bytes<Key, Second>(n, opt);
     } else if constexpr (is_index<Second>) {
       bytes = bitonic::argsort_workspace_bytes<Key, Second>(n, opt);
     }
@@ -205,7 +244,7 @@ std::size_t workspace_bytes(int op, std::size_t n, int key_code, int second_code
 // Calls f(Index{}) for the codes of indices and offsets (u32, u64); throws for another.
 template <class F>
 void with_index_type(int code, F&& f) {
-  with_key_type(code, [&](auto index) {
+  with_wide_type(code, [&](auto index) {
     if constexpr (is_index<decltype(index)>) {
       f(index);
     } else {

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import DTYPES, FLOATS, SEED, bits, make_keys, stable_order
+from conftest import FLOATS, SEED, WIDE, bits, make_keys, stable_order
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
@@ -69,7 +69,7 @@ def keys_of(n, dtype, seed=SEED):
 
 
 @pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", WIDE)
 def test_sort_and_argsort(client, dtype, descending):
     arrays, results = [], []
     for n, chunks in CASES:
@@ -269,7 +269,7 @@ def test_worker_killed_during_exchange():
 def test_sort_function_matches_pandas():
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(SEED)
-    for dtype in DTYPES:
+    for dtype in WIDE:
         for n in (0, 1, 50, 3000):
             k = keys_of(n, dtype) if n < 3000 else rng.integers(0, 9, n).astype(dtype)
             df = pd.DataFrame({"k": k, "v": np.arange(n)}, index=rng.permutation(n) * 3)

@@ -5,7 +5,7 @@ workers, and sort_function on cuDF partitions where cuDF imports."""
 
 import numpy as np
 import pytest
-from conftest import DTYPES, SEED, bits, make_keys, stable_order
+from conftest import SEED, WIDE, bits, make_keys, stable_order
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
@@ -38,7 +38,7 @@ def check(cupy, y, i, a, descending, what):
 
 
 @pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", WIDE)
 def test_cupy_chunks(cupy, client, dtype, descending):
     cases = [(0, (0, 0)), (1, (1,)), (5, (0, 2, 0, 3)), (1000, 7),
              (100_001, (1, 60_000, 0, 40_000)), (1 << 20, 8)]

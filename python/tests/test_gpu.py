@@ -6,7 +6,8 @@ import time
 
 import numpy as np
 import pytest
-from conftest import DTYPES, SEED, assert_sorted_like, edge_sizes, make_keys, needs_gpu
+from conftest import (DTYPES, SEED, assert_sorted_like, edge_sizes, make_keys, needs_gpu,
+                      reference_sort, stable_order)
 
 import bitonic
 
@@ -40,12 +41,36 @@ def test_torch(torch, dtype, descending):
                     lambda a: a.cpu().numpy(), torch.empty_like, torch.Tensor, also_torch_sort)
 
 
+def test_torch_bfloat16(torch):
+    """bfloat16 (numpy has none): sort, stable argsort, sort_pairs and topk of torch tensors
+    against numpy on the same keys as float32 (exact, same order and ties), NaNs and zeros too."""
+    host = make_keys(5000, "float32")
+    x = torch.from_numpy(host).cuda().to(torch.bfloat16)
+    as_f32 = x.float().cpu().numpy()
+    bits16 = x.view(torch.int16).cpu().numpy()
+    for descending in (False, True):
+        order = stable_order(as_f32, descending)
+        y = bitonic.sort(x, descending=descending, stable=True)
+        assert y.dtype == torch.bfloat16 and torch.equal(x.view(torch.int16).cpu(),
+                                                         torch.from_numpy(bits16))
+        assert np.array_equal(y.view(torch.int16).cpu().numpy(), bits16[order])
+        assert np.array_equal(bitonic.argsort(x, descending=descending).cpu().numpy(), order)
+        keys, values = bitonic.sort_pairs(x, torch.arange(5000, device="cuda"),
+                                          descending=descending, stable=True)
+        assert np.array_equal(values.cpu().numpy(), order)
+        top = bitonic.topk(x.reshape(5, 1000), 17, largest=descending)
+        rows = stable_order(as_f32.reshape(5, 1000), descending)[:, :17]
+        assert np.array_equal(top.indices.cpu().numpy(), rows)
+        assert np.array_equal(top.values.view(torch.int16).cpu().numpy(),
+                              np.take_along_axis(bits16.reshape(5, 1000), rows, axis=-1))
+
+
 def sort_three_ways(dtype, descending, to_device, to_host, empty_like, kind, extra=None):
     """For each of SIZES: out of place (x untouched, the result of x's kind, dtype and device),
     into out=, then in place; each against numpy.sort."""
     for n in SIZES:
         host = make_keys(n, dtype)
-        expected = np.sort(host)
+        expected = reference_sort(host)
         x = to_device(host)
         y = bitonic.sort(x, descending=descending)
         assert isinstance(y, kind) and y.dtype == x.dtype and y.device == x.device
@@ -65,7 +90,7 @@ def test_large_with_workspace(torch, cupy, dtype):
     """Past one L2 block: scratch from torch's and cupy's allocators."""
     n = LARGE[1]
     host = make_keys(n, dtype)
-    expected = np.sort(host)
+    expected = reference_sort(host)
     for descending in (False, True):
         check(bitonic.sort(torch.from_numpy(host).cuda(), descending=descending).cpu().numpy(),
               expected, descending)
@@ -217,7 +242,7 @@ def test_jax(jax, dtype):
     jnp = jax.numpy
     for n in SIZES[::2] + LARGE:
         host = make_keys(n, dtype)
-        expected = np.sort(host)
+        expected = reference_sort(host)
         x = jnp.asarray(host)
         assert x.dtype == host.dtype
         for descending in (False, True):
@@ -233,7 +258,7 @@ def test_jax_rows_and_later_ops(jax):
     jnp = jax.numpy
     host = make_keys(4 * 3000, "float32", special=False).reshape(4, 3000)
     y = bitonic.sort(jnp.asarray(host))
-    assert np.array_equal(np.asarray(y + 1), np.sort(host, axis=-1) + 1)  # JAX sees the result
+    assert np.array_equal(np.asarray(y + 1), reference_sort(host) + 1)  # JAX sees the result
 
 
 class DeviceDLPack:

@@ -106,12 +106,14 @@ def test_host_dlpack_producer(dtype):
 
 
 def test_module_functions():
-    assert bitonic.DTYPES == ("int32", "uint32", "int64", "uint64", "float32", "float64")
+    assert bitonic.DTYPES == ("int32", "uint32", "int64", "uint64", "float32", "float64", "int8",
+                              "uint8", "int16", "uint16", "float16", "bfloat16")
+    assert bitonic.VALUE_DTYPES == bitonic.DTYPES[:6]
     assert isinstance(bitonic.gpu_available(), bool)
     assert issubclass(bitonic.Error, RuntimeError)
     bitonic.release_cached_memory()  # safe at any time, with or without a device
     with pytest.raises(TypeError, match="supported"):
-        bitonic.workspace_bytes(10, "float16")
+        bitonic.workspace_bytes(10, "complex64")
     if not bitonic.gpu_available():
         with pytest.raises(bitonic.Error):
             bitonic.workspace_bytes(1 << 20, "float32")

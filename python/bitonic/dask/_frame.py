@@ -53,7 +53,7 @@ def _keys(df, columns, orders, kwargs):
     if getattr(column, "ndim", 1) != 1:  # a duplicated column name selects a frame
         return None
     dtype = column.dtype
-    if not isinstance(dtype, np.dtype) or dtype.name not in bitonic.DTYPES:
+    if not isinstance(dtype, np.dtype) or dtype.name not in bitonic.VALUE_DTYPES:
         return None
     if type(df).__module__.startswith("cudf"):
         if column.null_count:

@@ -59,10 +59,10 @@ def sort(x, descending=False):
     """Sorts a 1-D dask array whose chunks are NumPy or CuPy arrays; returns a dask array of x's
     dtype, chunk type and chunk sizes (lazy: nothing runs until it is computed).
 
-    Keys: int32, uint32, int64, uint64, float32, float64 (bitonic.DTYPES). Floats follow bitonic's
-    total order: NaNs last (first when descending), -0.0 equal to +0.0. The sort is stable: equal
-    keys (-0.0 and +0.0, NaNs of any bits) keep their input order, so the result equals
-    numpy.sort(x, kind="stable") bit for bit (descending: bitonic.sort(x, descending=True,
+    Keys: int32, uint32, int64, uint64, float32, float64 (bitonic.VALUE_DTYPES). Floats follow
+    bitonic's total order: NaNs last (first when descending), -0.0 equal to +0.0. The sort is
+    stable: equal keys (-0.0 and +0.0, NaNs of any bits) keep their input order, so the result
+    equals numpy.sort(x, kind="stable") bit for bit (descending: bitonic.sort(x, descending=True,
     stable=True) of the whole array).
 
     Each chunk is sorted and merged by bitonic on the worker that holds it: CuPy chunks on that
@@ -154,9 +154,9 @@ def _check(fn, x, descending):
     if any(math.isnan(c) for c in x.chunks[0]):
         raise ValueError(f"{fn}: x has chunks of unknown size; call x.compute_chunk_sizes() first")
     name = np.dtype(x.dtype).name
-    if name not in bitonic.DTYPES or not np.dtype(x.dtype).isnative:
+    if name not in bitonic.VALUE_DTYPES or not np.dtype(x.dtype).isnative:
         raise TypeError(f"{fn}: x has dtype {np.dtype(x.dtype).str}; supported key types: "
-                        f"{', '.join(bitonic.DTYPES)} (native byte order)")
+                        f"{', '.join(bitonic.VALUE_DTYPES)} (native byte order)")
     meta = x._meta
     if _namespace(meta, None) is None:
         raise TypeError(f"{fn}: x's chunks are {type(meta).__module__}.{type(meta).__name__}; "

@@ -240,8 +240,9 @@ def _gpu_count():
 def main(argv=None):
     args = _parser().parse_args(argv)
     dtype = _SHORT.get(args.dtype, args.dtype)
-    if dtype not in bitonic.DTYPES:
-        print(f"unknown --dtype {args.dtype}; one of {', '.join(bitonic.DTYPES)}", file=sys.stderr)
+    if dtype not in bitonic.VALUE_DTYPES:
+        print(f"unknown --dtype {args.dtype}; one of {', '.join(bitonic.VALUE_DTYPES)}",
+              file=sys.stderr)
         return 2
     op = ARGSORT if args.argsort else SORT
     from distributed import wait
