@@ -73,6 +73,19 @@ bool with_key_type(std::string_view name, Fn&& fn) {
   return false;
 }
 
+//! with_key_type for every key type of the library, the 1- and 2-byte ones too ("i8", "u8",
+//! "i16", "u16", "f16", "bf16"): the file commands of the CLI; the bench's peers take the others.
+template <class Fn>
+bool with_any_key_type(std::string_view name, Fn&& fn) {
+  if (name == "i8") return fn(std::int8_t{}), true;
+  if (name == "u8") return fn(std::uint8_t{}), true;
+  if (name == "i16") return fn(std::int16_t{}), true;
+  if (name == "u16") return fn(std::uint16_t{}), true;
+  if (name == "f16") return fn(__half{}), true;
+  if (name == "bf16") return fn(__nv_bfloat16{}), true;
+  return with_key_type(name, fn);
+}
+
 //! The 2-byte float (__half, __nv_bfloat16) with these bits.
 template <class Key>
 Key half_float_of_bits(std::uint16_t bits) {

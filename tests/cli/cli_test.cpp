@@ -109,7 +109,7 @@ std::string npy_with(std::string_view dict) {
 
 template <class Key>
 class CliRoundTrip : public Cli {};
-TYPED_TEST_SUITE(CliRoundTrip, key_types, key_type_names);
+TYPED_TEST_SUITE(CliRoundTrip, record_key_types, key_type_names);
 
 TYPED_TEST(CliRoundTrip, GenSortVerifyInBothFormatsAndOrders) {
   using Key = TypeParam;
@@ -117,6 +117,11 @@ TYPED_TEST(CliRoundTrip, GenSortVerifyInBothFormatsAndOrders) {
   const bool gpu = bitonic::gpu_available();
   unsigned run_index = 0;
   for (const std::string extension : {"npy", "bin"}) {
+    if (extension == "npy" && type == "bf16") {  // NumPy has no bfloat16: raw files only
+      this->expect_failure({"gen", "--out", this->path("k.npy"), "--n", "10", "--type", type}, 1,
+                           "bf16 keys have no NumPy dtype");
+      continue;
+    }
     const std::vector<std::string> type_args =
         extension == "bin" ? std::vector<std::string>{"--type", type} : std::vector<std::string>{};
     const auto with_type = [&](std::vector<std::string> args) {
@@ -331,6 +336,56 @@ TEST_F(Cli, SortsRowsAndSelectsTopK) {
                  2, "is --out's file too");
 }
 
+// 1- and 2-byte keys through the file commands: int8 keys with uint32 values (stable), argsort
+// of float16 keys, topk of each row of int16 keys; a values file of 1-byte values refused.
+TEST_F(Cli, SmallKeysTakeEveryFileCommand) {
+  const std::size_t n = 2000;
+  expect_success({"gen", "--out", path("k8.npy"), "--n", std::to_string(n), "--type", "i8",
+                  "--dist", "few", "--seed", "5"});
+  const std::vector<std::int8_t> keys8 = read_all<std::int8_t>(path("k8.npy"));
+  std::vector<std::uint32_t> positions(n);
+  for (std::size_t i = 0; i < n; ++i)
+    positions[i] = std::uint32_t(i);
+  {
+    tools::output_file out(path("p.npy"));
+    tools::write_keys<std::uint32_t>(out, tools::file_format::npy, positions);
+    out.commit();
+  }
+  expect_success({"sort", "--in", path("k8.npy"), "--out", path("s8.npy"), "--values",
+                  path("p.npy"), "--values-out", path("v.npy"), "--stable", "--desc"});
+  const std::vector<std::uint64_t> order8 = stable_order(keys8, order::descending);
+  const std::vector<std::int8_t> sorted8 = read_all<std::int8_t>(path("s8.npy"));
+  EXPECT_EQ(widened(read_all<std::uint32_t>(path("v.npy"))), order8);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(sorted8[i], keys8[order8[i]]) << "position " << i;
+  expect_failure({"sort", "--in", path("p.npy"), "--out", path("x.npy"), "--values", path("k8.npy"),
+                  "--values-out", path("y.npy")},
+                 2, "values are of 4 or 8 bytes");
+
+  expect_success({"gen", "--out", path("h.bin"), "--n", std::to_string(n), "--type", "f16",
+                  "--dist", "nan", "--seed", "6"});
+  const std::vector<__half> halves = read_all<__half>(path("h.bin"), "f16");
+  expect_success({"argsort", "--in", path("h.bin"), "--type", "f16", "--out", path("hi.npy")});
+  EXPECT_EQ(widened(read_all<std::uint32_t>(path("hi.npy"))),
+            stable_order(halves, order::ascending));
+  expect_success({"sort", "--in", path("h.bin"), "--type", "f16", "--out", path("hs.npy")});
+  expect_success({"verify", "--in", path("hs.npy"), "--ref", path("h.bin"), "--type", "f16"});
+
+  const std::size_t rows = 4, row_length = 500;
+  const std::vector<std::int16_t> keys16 =
+      tools::generate<std::int16_t>(rows * row_length, distribution::uniform, 8);
+  {
+    tools::output_file out(path("m16.npy"));
+    tools::write_keys<std::int16_t>(out, tools::file_format::npy, keys16, row_length);
+    out.commit();
+  }
+  expect_success({"topk", "--in", path("m16.npy"), "--k", "9", "--out", path("t.npy"), "--indices",
+                  path("ti.npy")});
+  EXPECT_TRUE(matches_topk(read_all<std::int16_t>(path("t.npy")),
+                           read_all<std::uint64_t>(path("ti.npy")), keys16, rows, row_length, 9,
+                           order::descending));
+}
+
 TEST_F(Cli, VerifyCatchesUnsortedAndAlteredFiles) {
   expect_success({"gen", "--out", path("in.bin"), "--n", "1000", "--type", "u32"});
   expect_success({"sort", "--in", path("in.bin"), "--out", path("out.bin"), "--type", "u32"});
@@ -394,7 +449,7 @@ TEST_F(Cli, SortRejectsBadInputsAndLeavesNothingBehind) {
              npy_with("{'descr': '<i4', 'fortran_order': True, 'shape': (5,)}"));
   write_file(path("matrix.npy"),
              npy_with("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 5)}"));
-  write_file(path("int16.npy"), npy_with("{'descr': '<i2', " + dict_tail));
+  write_file(path("complex.npy"), npy_with("{'descr': '<c8', " + dict_tail));
   write_file(path("cut.npy"), read_file(path("keys.npy")).substr(0, 50));
   write_file(path("short.npy"), read_file(path("keys.npy")).substr(0, 128 + 19));
   write_file(path("text.npy"), "1 2 3\n");
@@ -430,7 +485,7 @@ TEST_F(Cli, SortRejectsBadInputsAndLeavesNothingBehind) {
        2,
        "keys are not whole rows of that many"},
       {{"argsort", "--in", path("matrix.npy"), "--out", path("out.npy")}, 2, "a 2-D array"},
-      {sort_to("int16.npy"), 1, "int16.npy: unsupported dtype '<i2'"},
+      {sort_to("complex.npy"), 1, "complex.npy: unsupported dtype '<c8'"},
       {sort_to("cut.npy"), 1, "cut.npy: truncated header"},
       {sort_to("short.npy"), 1, "short.npy: data size mismatch"},
       {sort_to("text.npy"), 1, "text.npy: not a .npy file"},
@@ -444,9 +499,9 @@ TEST_F(Cli, SortRejectsBadInputsAndLeavesNothingBehind) {
        2,
        "--algo: unknown algorithm 'quick'"},
       {{"sort", "--in", path("keys.npy")}, 2, "--out FILE is required"},
-      {{"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--type", "i16"},
+      {{"sort", "--in", path("keys.npy"), "--out", path("out.npy"), "--type", "i128"},
        2,
-       "--type: unknown key type 'i16'"},
+       "--type: unknown key type 'i128'"},
   };
   for (const bad_case& c : cases) {
     SCOPED_TRACE(c.message);

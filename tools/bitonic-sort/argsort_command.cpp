@@ -46,7 +46,7 @@ int argsort_command(std::span<const std::string_view> args) {
   tools::output_file out(out_path);  // before the long part: a bad destination fails at once
   const bool gpu = bitonic::gpu_available();
   if (!gpu) std::fprintf(stderr, "no CUDA device: argsort on the CPU (std::stable_sort)\n");
-  tools::with_key_type(in.key_type, [&](auto key) {
+  tools::with_any_key_type(in.key_type, [&](auto key) {
     using Key = decltype(key);
     const auto run = [&](auto index) {
       using Index = decltype(index);

@@ -38,7 +38,7 @@ algorithm parse_variant(std::string_view name) {  // the usage text lists them
 template <class Key>
 std::string format_key(Key key) {
   char text[64];
-  return std::string(text, std::to_chars(text, text + sizeof text, key).ptr);
+  return std::string(text, std::to_chars(text, text + sizeof text, tools::printable(key)).ptr);
 }
 
 //! "-0 (bits 0x80000000)": keys that print alike (-0.0 and +0.0, NaNs) told apart.
@@ -201,6 +201,10 @@ void sort_with_values(const sort_request& req, const tools::array_file& in, tool
                       " values and " + in.path + " " + std::to_string(in.count) +
                       " keys: one value a key");
   }
+  if (!tools::with_key_type(values_in.key_type, [](auto) {})) {
+    throw usage_error("--values: " + values_in.path + " holds " + std::string(values_in.key_type) +
+                      " values; values are of 4 or 8 bytes (i32 u32 i64 u64 f32 f64)");
+  }
   tools::output_file values_out(req.values_out_path);
   tools::with_key_type(values_in.key_type, [&](auto value) {
     using Value = decltype(value);
@@ -244,7 +248,7 @@ int sort_command(std::span<const std::string_view> args) {
       {"--type", [&](std::string_view v) { req.key_type = parse_key_type(v); }},
       {"--values", [&](std::string_view v) { req.values_path = v; }},
       {"--values-out", [&](std::string_view v) { req.values_out_path = v; }},
-      {"--values-type", [&](std::string_view v) { req.value_type = parse_key_type(v); }},
+      {"--values-type", [&](std::string_view v) { req.value_type = parse_value_type(v); }},
       {"--desc", [&](std::string_view) { req.options.direction = order::descending; }, false},
       {"--stable", [&](std::string_view) { req.options.stable = true; }, false},
       {"--algo", [&](std::string_view v) { req.options.algo = parse_variant(v); }},
@@ -284,7 +288,7 @@ int sort_command(std::span<const std::string_view> args) {
     std::fprintf(stderr,
                  "no CUDA device: sorting on the CPU reference executor (slow for large inputs)\n");
   }
-  tools::with_key_type(in.key_type, [&](auto key) {
+  tools::with_any_key_type(in.key_type, [&](auto key) {
     using Key = decltype(key);
     if (!req.values_path.empty()) {
       sort_with_values<Key>(req, in, out, gpu);
@@ -340,7 +344,7 @@ int gen_command(std::span<const std::string_view> args) {
   if (key_type.empty()) throw usage_error("--type T is required");
 
   tools::output_file out(out_path);
-  tools::with_key_type(key_type, [&](auto key) {
+  tools::with_any_key_type(key_type, [&](auto key) {
     using Key = decltype(key);
     const tools::file_format out_format = tools::format_of(out_path);
     out.reserve(tools::array_file_size<Key>(out_format, *count));
@@ -386,7 +390,7 @@ int verify_command(std::span<const std::string_view> args) {
     }
   }
   int status = 1;
-  tools::with_key_type(in.key_type, [&](auto key) {
+  tools::with_any_key_type(in.key_type, [&](auto key) {
     status = verify_keys<decltype(key)>(in, ref ? &*ref : nullptr, direction);
   });
   return status;

@@ -9,9 +9,17 @@
 namespace bitonic::cli {
 
 std::string_view parse_key_type(std::string_view name) {
-  if (!tools::with_key_type(name, [](auto) {})) {
+  if (!tools::with_any_key_type(name, [](auto) {})) {
     throw usage_error("--type: unknown key type '" + std::string(name) +
-                      "' (i32 u32 i64 u64 f32 f64)");
+                      "' (i32 u32 i64 u64 f32 f64 i8 u8 i16 u16 f16 bf16)");
+  }
+  return name;
+}
+
+std::string_view parse_value_type(std::string_view name) {
+  if (!tools::with_key_type(name, [](auto) {})) {
+    throw usage_error("--values-type: '" + std::string(name) +
+                      "' is not a type of 4 or 8 bytes (i32 u32 i64 u64 f32 f64)");
   }
   return name;
 }

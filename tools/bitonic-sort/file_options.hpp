@@ -19,8 +19,13 @@ inline double seconds_since(clock::time_point start) {
   return std::chrono::duration<double>(clock::now() - start).count();
 }
 
-//! `name` if it is a key type (i32 u32 i64 u64 f32 f64); usage_error for --type otherwise.
+//! `name` if it is a key type (i32 u32 i64 u64 f32 f64 i8 u8 i16 u16 f16 bf16); usage_error for
+//! --type otherwise.
 std::string_view parse_key_type(std::string_view name);
+
+//! `name` if it is a type of values (the 4- and 8-byte key types); usage_error for --values-type
+//! otherwise.
+std::string_view parse_value_type(std::string_view name);
 
 //! The distribution `name` names (uniform sorted reverse organ equal few nan); usage_error for
 //! --dist otherwise.

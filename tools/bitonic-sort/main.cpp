@@ -94,11 +94,13 @@ commands:
             --csv FILE      write one row per size, type and algorithm to FILE
   sort    sort the keys of a file into a file (the same one too) with bitonic::sort_host;
           on the CPU reference executor when there is no GPU
-            --in FILE       .npy (1-D, dtype <i4 <u4 <i8 <u8 <f4 <f8) or raw little-endian keys
+            --in FILE       .npy (1-D, dtype <i4 <u4 <i8 <u8 <f4 <f8 |i1 |u1 <i2 <u2 <f2) or
+                            raw little-endian keys
             --out FILE      .npy or raw by its extension; written in full or not at all
-            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
+            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 i8 u8 i16 u16 f16
+                            bf16 (.npy: must agree; bf16 raw files only)
             --values FILE   values to move with the keys (one a key; .npy or raw, any of the
-                            key types), sorted by bitonic::sort_pairs_host
+                            4- and 8-byte types), sorted by bitonic::sort_pairs_host
             --values-out FILE   where the sorted values go (with --values)
             --values-type T type of raw values: i32 u32 i64 u64 f32 f64 (.npy: must agree)
             --desc          descending order (default ascending; NaNs sort as the largest keys)
@@ -118,7 +120,8 @@ commands:
           fit it, else with std::stable_sort on the CPU (the same result)
             --in FILE       .npy or raw keys, as for sort
             --out FILE      .npy or raw indices by its extension; written in full or not at all
-            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
+            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 i8 u8 i16 u16 f16
+                            bf16 (.npy: must agree; bf16 raw files only)
             --index I       index type: u32 (default, up to 2^32 keys) or u64
             --desc          descending order (default ascending; NaNs sort as the largest keys)
   topk    the k largest keys of a file, or of each row of a 2-D .npy file, sorted, and their
@@ -129,12 +132,13 @@ commands:
             --out FILE      the keys, .npy or raw by the extension (2-D input: rows of K)
             --indices FILE  their indices within the row (at least one of --out, --indices)
             --index I       index type: u64 (default, as torch.topk) or u32
-            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 (.npy: must agree)
+            --type T        key type of raw files: i32 u32 i64 u64 f32 f64 i8 u8 i16 u16 f16
+                            bf16 (.npy: must agree; bf16 raw files only)
             --smallest      the k smallest instead (ascending; NaNs are the largest keys)
   gen     write test keys to a file (.npy or raw by its extension)
             --out FILE      the file
             --n N           number of keys
-            --type T        key type: i32 u32 i64 u64 f32 f64
+            --type T        key type: i32 u32 i64 u64 f32 f64 i8 u8 i16 u16 f16 bf16
             --dist D        uniform sorted reverse organ equal few nan (default uniform)
             --seed S        seed (default 20261121)
   verify  check that a file is sorted and, with --ref, holds the same keys as another file

@@ -63,7 +63,7 @@ int topk_command(std::span<const std::string_view> args) {
       in.row_length ? std::optional<std::uint64_t>(*k) : std::nullopt;
   const bool gpu = bitonic::gpu_available();
   if (!gpu) std::fprintf(stderr, "no CUDA device: topk on the CPU (std::partial_sort)\n");
-  tools::with_key_type(in.key_type, [&](auto key) {
+  tools::with_any_key_type(in.key_type, [&](auto key) {
     using Key = decltype(key);
     const auto run = [&](auto index) {
       using Index = decltype(index);

@@ -264,7 +264,7 @@ array_file inspect_array_file(const std::string& path, std::string_view key_type
   }
   if (key_type.empty()) throw key_type_missing(path + ": a raw file: its key type must be given");
   std::size_t key_bytes = 0;
-  if (!with_key_type(key_type, [&](auto key) {
+  if (!with_any_key_type(key_type, [&](auto key) {
         file.key_type = type_name<decltype(key)>();
         key_bytes = sizeof key;
       })) {

@@ -16,15 +16,16 @@ static_assert(std::endian::native == std::endian::little,
 
 constexpr std::string_view magic = "\x93NUMPY";
 constexpr std::uint64_t alignment = 64;  // numpy pads headers so that the data is 64-byte aligned
-constexpr std::string_view supported_dtypes = "<i4 <u4 <i8 <u8 <f4 <f8";
+constexpr std::string_view supported_dtypes = "<i4 <u4 <i8 <u8 <f4 <f8 |i1 |u1 <i2 <u2 <f2";
 
 struct dtype {
   std::string_view key_type;  //!< tools::type_name's spelling
   std::string_view code;      //!< numpy's, without the byte order
   std::uint64_t bytes;
 };
-constexpr dtype dtypes[] = {{"i32", "i4", 4}, {"u32", "u4", 4}, {"i64", "i8", 8},
-                            {"u64", "u8", 8}, {"f32", "f4", 4}, {"f64", "f8", 8}};
+constexpr dtype dtypes[] = {{"i32", "i4", 4}, {"u32", "u4", 4}, {"i64", "i8", 8}, {"u64", "u8", 8},
+                            {"f32", "f4", 4}, {"f64", "f8", 8}, {"i8", "i1", 1},  {"u8", "u1", 1},
+                            {"i16", "i2", 2}, {"u16", "u2", 2}, {"f16", "f2", 2}};
 
 //! `text` fit for an error message: at most 100 characters, unprintable bytes as \xNN.
 std::string printable(std::string_view text) {
@@ -253,7 +254,7 @@ const dtype& parse_descr(std::string_view descr) {
                        "a.astype('<" +
                        std::string(code) + "'))");
   }
-  if (byte_order == '|') {
+  if (byte_order == '|' && match->bytes != 1) {
     throw format_error(quoted + ": byte order '|' (not applicable) is invalid for " +
                        std::to_string(match->bytes) + "-byte keys; expected '<" +
                        std::string(code) + "'");
@@ -341,7 +342,10 @@ std::string make_header(std::string_view key_type, std::uint64_t count,
 
 std::string descr_of(std::string_view key_type) {
   for (const dtype& d : dtypes) {
-    if (d.key_type == key_type) return std::string("<").append(d.code);
+    if (d.key_type == key_type) return std::string(d.bytes == 1 ? "|" : "<").append(d.code);
+  }
+  if (key_type == "bf16") {
+    throw format_error("bf16 keys have no NumPy dtype (NumPy has no bfloat16): use a raw file");
   }
   throw std::invalid_argument("npy::descr_of: unknown key type '" + std::string(key_type) + "'");
 }
