@@ -103,8 +103,8 @@ def test_torch_rows_and_errors(torch):
     x = torch.from_numpy(host).cuda()
     assert_sorted_like(bitonic.sort(x, dim=1).cpu().numpy(), host)
     before = x.clone()
-    for bad, error in ((x.half(), TypeError), (x.bool(), TypeError), (x.t(), ValueError),
-                       (x[:, ::2], ValueError)):
+    for bad, error in ((x.to(torch.complex64), TypeError), (x.bool(), TypeError),
+                       (x.t(), ValueError), (x[:, ::2], ValueError)):
         with pytest.raises(error):
             bitonic.sort(bad, inplace=True)
     with pytest.raises(ValueError, match="same device"):
