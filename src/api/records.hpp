@@ -1,6 +1,6 @@
 // Record sorts (records.cu): argsort, sort_pairs and the stable key sort, all one stable argsort
 // on the 8-byte key sort (kernels/records.cuh says how) followed by gathers; and the checks of
-// their arguments, which the 1- and 2-byte keys' record sorts (small_records.cu) share.
+// their arguments, which the 1- and 2-byte keys' record sorts (small_records.cpp) share.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -4,7 +4,7 @@
 // the long ones copied class by class into padded rows (kernels/segment_rows.cuh) and sorted by
 // the precompiled batched entry points. The typed entry points only describe their arrays and
 // their batched sort; run_segments does the rest with the types erased. The entry points of 1-
-// and 2-byte keys (api/small_segments.cu) sort words of their keys through check_segments and
+// and 2-byte keys (api/small_segments.cpp) sort words of their keys through check_segments and
 // sort_word_segments (api/segments.hpp).
 #include <cuda_runtime_api.h>
 

@@ -1,5 +1,5 @@
 // The segmented sorts' own steps, for the entry points of 1- and 2-byte keys
-// (api/small_segments.cu), which check the caller's arrays, widen the keys of the offsets' span
+// (api/small_segments.cpp), which check the caller's arrays, widen the keys of the offsets' span
 // into words and sort those with the 4- or 8-byte segmented sort: one code path, no segment kernels
 // per small key type.
 #pragma once

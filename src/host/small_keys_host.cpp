@@ -1,5 +1,5 @@
 // sort_host for 1- and 2-byte keys: uploaded whole through the staging ring, sorted by the device
-// sort (through 32-bit words, api/small_keys.cu) and downloaded when the keys and its scratch fit
+// sort (through 32-bit words, api/small_keys.cpp) and downloaded when the keys and its scratch fit
 // the device memory the call may use; otherwise, or without a GPU, sort_on_cpu. No out-of-core
 // path: its merges would need merge kernels for these key types.
 #include <cuda_bf16.h>

@@ -2,7 +2,7 @@
 // __half or __nv_bfloat16, the 8-byte one) that the network needs no copy of its kernels for. widen
 // writes each key's word (network/small_key_order.hpp) into the scratch, narrow writes the sorted
 // words' keys back over the keys. One kernel of each per key type and word size. Their record
-// sorts (api/small_records.cu) widen to class words and gather by the indices of an argsort.
+// sorts (api/small_records.cpp) widen to class words and gather by the indices of an argsort.
 // Included only by kernels/small_keys.cu, which compiles them once (kernels/small_keys.hpp).
 #pragma once
 
