@@ -123,7 +123,7 @@ void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t s
 //! their bits mapped by `map`, in `direction`, on `stream` (only loads the kernel under a
 //! load_only_scope); short rows in registers: of 16-128 bytes, a power of two of keys, aligned
 //! (sort_short_rows.cuh), else through shared memory where sort_staged_rows::takes them (3 keys
-//! to 128 bytes, odd lengths to 256).
+//! to 128 bytes, odd lengths to 256, and 8-byte keys' even lengths but powers of two).
 template <class W>
 void launch(W* keys, index_t count, index_t length, word_map map, order direction,
             cudaStream_t stream) {

@@ -3,13 +3,13 @@
 // two, keys not 16-byte aligned, or rows past 128 bytes), up to tuning::staged_rows::max_row_bytes.
 // A block's rows are one contiguous run of keys: the block copies it into shared memory with
 // coalesced loads, each thread takes its row's keys from there (consecutive rows an odd number of
-// keys apart meet no bank conflicts; past 128 bytes rows of an even length stay on the tile, see
-// `takes`), pads them to 2^RowLog2 with the word that sorts last, runs the network's stages on its
-// registers and puts the row back for a coalesced store. Why it is fast: each key is read and
-// written once, at the copy bandwidth, where the register tile (sort_rows.cuh) sorted a row of 17
-// keys as 32 and transposed it twice through shared memory (0.114 ms for 2^24 int32 keys against
-// 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words as in sort_rows.cuh (word_codec): one
-// kernel per key size and padded row width.
+// keys apart meet no bank conflicts; past 128 bytes rows of an even length of 4-byte keys stay on
+// the tile, see `takes`), pads them to 2^RowLog2 with the word that sorts last, runs the network's
+// stages on its registers and puts the row back for a coalesced store. Why it is fast: each key is
+// read and written once, at the copy bandwidth, where the register tile (sort_rows.cuh) sorted a
+// row of 17 keys as 32 and transposed it twice through shared memory (0.114 ms for 2^24 int32 keys
+// against 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words as in sort_rows.cuh
+// (word_codec): one kernel per key size and padded row width.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -78,15 +78,21 @@ __global__ void __launch_bounds__(block_threads<W, RowLog2>)
 }
 
 //! Whether rows of `length` keys of W's size are staged rows: 3 keys up to 128 bytes, and odd
-//! lengths up to max_row_bytes. Rows of 2 and even lengths past 128 bytes took longer here than on
-//! the register tile (2^24 int32 keys: rows of 2 0.062 against 0.054 ms; of 48 0.122 against
-//! 0.102, of 64 0.181 against 0.081: rows an even number of keys apart share banks), and padding
-//! the staging to spread them cost the odd lengths more (17 keys 0.076 -> 0.093 ms).
+//! lengths up to max_row_bytes (8-byte keys: every length but a power of two). Rows of 2 and even
+//! lengths of 4-byte keys past 128 bytes took longer here than on the register tile (2^24 int32
+//! keys: rows of 2 0.062 against 0.054 ms; of 48 0.122 against 0.102, of 64 0.181 against 0.081:
+//! rows an even number of keys apart share banks), and padding the staging to spread them cost
+//! the odd lengths more (17 keys 0.076 -> 0.093 ms). 8-byte keys, whose 64-bit accesses meet half
+//! the conflicts, gain on even lengths but powers of two (2^24 int64 keys, staged / tile: rows of
+//! 18 0.148 / 0.217 ms, 20 0.142 / 0.202, 24 0.159 / 0.181, 30 0.129 / 0.159, 32 0.216 / 0.147;
+//! PERFORMANCE log 64).
 template <class W>
 bool takes(index_t length) {
   const index_t bytes = length * sizeof(W);
+  const bool power_of_two = (length & (length - 1)) == 0;
   return length >= 3 && (bytes <= tuning::any_length_row_bytes ||
-                         (bytes <= tuning::max_row_bytes && length % 2 == 1));
+                         (bytes <= tuning::max_row_bytes &&
+                          (length % 2 == 1 || (sizeof(W) == 8 && !power_of_two))));
 }
 
 //! The kernel for rows padded to 2^row_log2 keys, RowLog2 = 1.. tried in turn.
