@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "api/options.hpp"
+#include "api/small_words.hpp"
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
@@ -36,15 +37,10 @@ bool sorts_stable_words(const options& opt) {
   return is_half_float_v<Key> && opt.stable;
 }
 
-//! The word sort's options: the caller's algorithm and stream; the caller's direction for 32-bit
-//! words, ascending for stable words (their class is complemented when descending).
+//! word_sort_options for words of type Word (std::uint64_t: stable words).
 template <class Word>
-options word_options(const options& opt) {
-  options words;
-  words.algo = opt.algo;
-  words.stream = opt.stream;
-  if constexpr (std::is_same_v<Word, std::uint32_t>) words.direction = opt.direction;
-  return words;
+options word_options(const options& opt, std::byte* at = nullptr, std::size_t bytes = 0) {
+  return word_sort_options(opt, std::is_same_v<Word, std::uint64_t>, at, bytes);
 }
 
 //! Where the sort of n >= 2 keys keeps its parts in its scratch, in bytes from its aligned start:
@@ -67,14 +63,6 @@ small_layout layout_for(std::size_t n, const options& opt, std::size_t array_siz
   return l;
 }
 
-//! Stable words carry positions of 32 bits.
-void require_stable_positions(std::size_t n, const char* caller) {
-  if (n > (std::size_t{1} << 32)) {
-    throw error(std::string(caller) + ": n = " + std::to_string(n) +
-                " is more than the 2^32 keys a stable sort of __half or __nv_bfloat16 keys takes");
-  }
-}
-
 //! Sorts d_in[0, n), n >= 2, into d_out[0, n) (the same array, or one apart from it) through
 //! words of type Word in the scratch: as one array, or each array of array_size (>= 2) on its own
 //! (stable words carry global positions, which order the keys of an array as they do in one).
@@ -90,11 +78,7 @@ void sort_through_words(const Key* d_in, Key* d_out, std::size_t n, const option
       {{d_out, keys_bytes, "the keys"}, {d_in, d_in != d_out ? keys_bytes : 0, "d_in"}}, owned,
       caller, array_size == 0 ? sizing : batched_sizing);
   Word* const words = reinterpret_cast<Word*>(base);
-  options word_sort = word_options<Word>(opt);
-  if (l.sort_bytes != 0) {
-    word_sort.workspace = base + l.sort;
-    word_sort.workspace_bytes = l.sort_bytes;
-  }
+  const options word_sort = word_options<Word>(opt, base + l.sort, l.sort_bytes);
   small::widen(d_in, words, n, opt.direction == order::descending, false, opt.stream);
   if (array_size == 0) {
     bitonic::sort(words, n, word_sort);

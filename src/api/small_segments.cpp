@@ -16,6 +16,7 @@
 
 #include "api/options.hpp"
 #include "api/segments.hpp"
+#include "api/small_words.hpp"
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "kernels/small_keys.hpp"
@@ -38,15 +39,10 @@ words_kind words_for(std::size_t value_bytes, std::size_t index_bytes, const opt
   return words_kind::own;
 }
 
-//! The word sort's options: the caller's algorithm and stream; its order for 32-bit words (64-bit
-//! stable words carry it and sort ascending); not stable (the pairs and argsort forms are stable
-//! anyway, and the keys' words are unique or equal only for identical keys).
-options word_options(const options& opt, words_kind kind) {
-  options words;
-  words.algo = opt.algo;
-  words.stream = opt.stream;
-  if (kind != words_kind::stable) words.direction = opt.direction;
-  return words;
+//! word_sort_options for the words of `kind`.
+options word_options(const options& opt, words_kind kind, std::byte* at = nullptr,
+                     std::size_t bytes = 0) {
+  return word_sort_options(opt, kind == words_kind::stable, at, bytes);
 }
 
 //! Where a call keeps its parts in its scratch, in bytes from its aligned start: the span's
@@ -99,11 +95,8 @@ void sort_span_words(const Key* d_keys, Key* d_out_keys, segment_arrays a, segme
   a.origin = span.first;
   if (a.value_bytes != 0) a.values = second_span;
   if (a.index_bytes != 0) a.indices = second_span;
-  options word_sort = word_options(opt, kind);
-  if (given && l.sort_bytes != 0) {
-    word_sort.workspace = base + l.sort;
-    word_sort.workspace_bytes = l.sort_bytes;
-  }
+  const options word_sort =
+      given ? word_options(opt, kind, base + l.sort, l.sort_bytes) : word_options(opt, kind);
   sort_word_segments<Word>(a, span, word_sort, caller);
   if (d_out_keys != nullptr) small::narrow(words, d_out_keys + span.first, span.keys(), opt.stream);
 }
@@ -117,11 +110,7 @@ void sort_small_segments(const Key* d_keys, Key* d_out_keys, const segment_array
   if (!span) return;
   const words_kind kind = words_for<Key>(a.value_bytes, a.index_bytes, opt);
   if (kind == words_kind::stable) {
-    if (span->keys() > (std::uint64_t{1} << 32)) {
-      throw error(std::string(caller) + ": " + std::to_string(span->keys()) +
-                  " keys in the segments; a stable or record sort of __half or __nv_bfloat16 "
-                  "segments takes at most 2^32");
-    }
+    require_stable_positions(span->keys(), caller);  // the keys in the segments
     return sort_span_words<std::uint64_t>(d_keys, d_out_keys, a, *span, kind, opt, caller);
   }
   sort_span_words<std::uint32_t>(d_keys, d_out_keys, a, *span, kind, opt, caller);
