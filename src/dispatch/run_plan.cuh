@@ -129,7 +129,8 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       break;
     }
     case plan::pass_kind::gather_steps:
-      kernels::optimized_gather::launch(at, count, rows, ps.first, ps.last, less, stream);
+      kernels::optimized_gather::launch(at, count, rows, ps.first, ps.last, ps.span_log2, less,
+                                        stream);
       break;
     case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
       kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);

@@ -35,17 +35,19 @@ using network::index_t;
 
 //! Where a pass's group of keys lives. Local index of a key in its group, low bits first:
 //! w (key in its segment) | x (low rows) | mu (which segment of the pair) | high rows | unit
-//! (which segment pair). Rows is the pass's step count, Flip whether it starts with the flip.
-template <class Key, unsigned Rows, bool Flip>
+//! (which segment pair). Rows is the pass's step count, Flip whether it starts with the flip, and a
+//! block's tile 2^TileLog2 keys.
+template <class Key, unsigned Rows, bool Flip, unsigned TileLog2>
 struct gather_shape {
   using T = tuning::optimized<sizeof(Key)>;
-  using G = typename T::template gather<Rows>;
+  using G = typename T::template gather<Rows, TileLog2>;
+  static constexpr bool flip = Flip;
   static constexpr unsigned log_k = G::keys_log2, K = 1u << log_k;
   static constexpr unsigned log_w = G::segment_log2, W = 1u << log_w;
   using mask = register_mask<K>;
   static constexpr unsigned high_rows = Rows < log_k - 1 ? Rows : log_k - 1;
   static constexpr unsigned low_rows = Rows - high_rows;
-  static constexpr unsigned units_log2 = T::tile_log2 - log_w - 1 - Rows;
+  static constexpr unsigned units_log2 = TileLog2 - log_w - 1 - Rows;
   //! First round: the registers hold mu, the high rows and (with few rows) low unit bits.
   static constexpr unsigned high_base = log_w + low_rows;
   static_assert(Rows <= T::gather_steps_max, "rows outside the kernel's shape");
@@ -151,11 +153,10 @@ __device__ __forceinline__ void by_quarters(Shape& shape, Round round, IndexOf i
 }
 
 //! Runs the pass's Rows steps on one group; registers hold ordered words.
-template <bool Full, unsigned Rows, bool Flip, class Key, class Less>
-__device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, index_t n,
-                          gather_shape<Key, Rows, Flip> shape, Less less) {
+template <bool Full, class Key, class S, class Less>
+__device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, index_t n, S shape,
+                          Less less) {
   using word = ordered_word<Key>;
-  using S = gather_shape<Key, Rows, Flip>;
   const auto first_index = [](const S&, const auto& at, unsigned m) {
     return S::first_index(at, m);
   };
@@ -181,7 +182,7 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
     }
   }
   // Row bit b of the pass is register bit b - x + 1 in the first round (bit 0 is mu).
-  if constexpr (Flip) {
+  if constexpr (S::flip) {
     register_step<S::high_rows, true>(r, valid, less);
     register_steps_down<int(S::high_rows) - 1, 1>(r, valid, less);
   } else {
@@ -212,9 +213,10 @@ __device__ void run_group(Key* keys, typename ordered_word<Key>::type* smem, ind
   }
 }
 
-template <class Key, unsigned Rows, bool Flip, class Less>
-__global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::template gather<Rows>::threads,
-                                  tuning::optimized<sizeof(Key)>::template gather<Rows>::min_blocks)
+template <class Key, unsigned Rows, bool Flip, unsigned TileLog2, class Less>
+__global__ void __launch_bounds__(
+    tuning::optimized<sizeof(Key)>::template gather<Rows, TileLog2>::threads,
+    tuning::optimized<sizeof(Key)>::template gather<Rows, TileLog2>::min_blocks)
     gather_kernel(Key* keys, key_rows rows, unsigned low_step, unsigned groups_log2, index_t groups,
                   Less less) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -222,7 +224,8 @@ __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::template gathe
   wait_for_previous_pass();
   for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
     // opaque: nothing of a group's address arithmetic is hoisted out of the loop and kept.
-    const gather_shape<Key, Rows, Flip> shape{low_step, groups_log2, g, opaque(threadIdx.x)};
+    const gather_shape<Key, Rows, Flip, TileLog2> shape{low_step, groups_log2, g,
+                                                        opaque(threadIdx.x)};
     const index_t row_block = (g >> groups_log2) << (low_step + Rows);
     // The group runs on its row as on an array of row.end keys at keys + row.shift.
     const key_rows::span row = rows.row_of(row_block);
@@ -237,52 +240,61 @@ __global__ void __launch_bounds__(tuning::optimized<sizeof(Key)>::template gathe
   }
 }
 
-template <class Key, unsigned Rows, bool Flip, class Less>
+template <class Key, unsigned Rows, bool Flip, unsigned TileLog2, class Less>
 void launch_shape(Key* keys, index_t n, key_rows rows, unsigned low_step, Less less,
                   cudaStream_t stream) {
-  using T = tuning::optimized<sizeof(Key)>;
+  using G = typename tuning::optimized<sizeof(Key)>::template gather<Rows, TileLog2>;
   const unsigned row_block_log2 = low_step + Rows;
-  const unsigned groups_log2 = row_block_log2 - T::tile_log2;
+  const unsigned groups_log2 = row_block_log2 - TileLog2;
   const index_t row_blocks = (n + (index_t{1} << row_block_log2) - 1) >> row_block_log2;
   const index_t groups = row_blocks << groups_log2;
-  constexpr auto kernel = gather_kernel<Key, Rows, Flip, Less>;
+  constexpr auto kernel = gather_kernel<Key, Rows, Flip, TileLog2, Less>;
   allow_dynamic_shared_memory<kernel>(
-      T::gather_smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
-  launch_chained(kernel, grid_blocks(groups, 1), T::template gather<Rows>::threads,
-                 T::gather_smem_bytes, stream, "optimized gather_kernel launch", keys, rows,
-                 low_step, groups_log2, groups, less);
+      G::smem_bytes, "cudaFuncSetAttribute(optimized gather_kernel shared memory)");
+  launch_chained(kernel, grid_blocks(groups, 1), G::threads, G::smem_bytes, stream,
+                 "optimized gather_kernel launch", keys, rows, low_step, groups_log2, groups, less);
 }
 
-//! Whether the kernel runs steps first..last: one stage's, at most gather_steps_max, distances
+//! Whether the kernel runs steps first..last on tiles of 2^tile_log2 keys (0: a whole tile's, else
+//! the few-tiles plans' few_tiles_gather_log2): one stage's, at most gather_steps_max, distances
 //! from a tile up, or (as plans for few tiles have them) from a warp's keys up, as long as a row
 //! block (rows 2^last apart) holds a tile.
 template <class Key>
-bool runs(network::step first, network::step last) {
+bool runs(network::step first, network::step last, unsigned tile_log2 = 0) {
   using T = tuning::optimized<sizeof(Key)>;
   const unsigned rows = first.distance_log2 - last.distance_log2 + 1;
+  const unsigned tile = tile_log2 == 0 ? T::tile_log2 : tile_log2;
   return first.stage == last.stage && first.distance_log2 >= last.distance_log2 &&
          rows <= T::gather_steps_max && last.distance_log2 >= T::warp_stages &&
-         last.distance_log2 + rows >= T::tile_log2;
+         last.distance_log2 + rows >= tile &&
+         (tile == T::tile_log2 || tile == T::few_tiles_gather_log2);
 }
 
 //! Runs steps first..last (see `runs`) in one pass on the n positions of `rows` (launch.cuh).
 template <class Key, class Less>
-void launch(Key* keys, index_t n, key_rows rows, network::step first, network::step last, Less less,
-            cudaStream_t stream) {
+void launch(Key* keys, index_t n, key_rows rows, network::step first, network::step last,
+            unsigned tile_log2, Less less, cudaStream_t stream) {
   using T = tuning::optimized<sizeof(Key)>;
   const unsigned steps = first.distance_log2 - last.distance_log2 + 1;
-  if (!runs<Key>(first, last)) {
+  if (!runs<Key>(first, last, tile_log2)) {
     throw error("bitonic: internal error: gather pass outside the kernel's shape");
   }
-  const auto pick = [&]<unsigned... R>(std::integer_sequence<unsigned, R...>) {
-    ((steps == R + 1
-          ? (first.is_flip()
-                 ? launch_shape<Key, R + 1, true>(keys, n, rows, last.distance_log2, less, stream)
-                 : launch_shape<Key, R + 1, false>(keys, n, rows, last.distance_log2, less, stream))
-          : void()),
-     ...);
+  const auto on_tiles = [&]<unsigned Tile>(std::integral_constant<unsigned, Tile>) {
+    const auto pick = [&]<unsigned... R>(std::integer_sequence<unsigned, R...>) {
+      ((steps == R + 1 ? (first.is_flip() ? launch_shape<Key, R + 1, true, Tile>(
+                                                keys, n, rows, last.distance_log2, less, stream)
+                                          : launch_shape<Key, R + 1, false, Tile>(
+                                                keys, n, rows, last.distance_log2, less, stream))
+                       : void()),
+       ...);
+    };
+    pick(std::make_integer_sequence<unsigned, T::gather_steps_max>{});
   };
-  pick(std::make_integer_sequence<unsigned, T::gather_steps_max>{});
+  if (tile_log2 == 0 || tile_log2 == T::tile_log2) {
+    on_tiles(std::integral_constant<unsigned, T::tile_log2>{});
+  } else if constexpr (T::few_tiles_gather_log2 != T::tile_log2) {
+    on_tiles(std::integral_constant<unsigned, T::few_tiles_gather_log2>{});
+  }
 }
 
 }  // namespace bitonic::kernels::optimized_gather

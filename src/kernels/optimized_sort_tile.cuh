@@ -14,9 +14,10 @@
 // from one buffer and write them, or their words for the merges that follow, to another (plans that
 // merge out of place start so when their merges are odd in number, so that the last one lands in
 // the caller's keys). In plans for few tiles (plan::device_shape) the first pass runs as two parts:
-// stages 1..10 on every warp's 2^10 keys, in blocks of two warps spread over the SMs, each
-// 2^10-key block sorted ascending; then stages 11..tile_log2 on tiles (smaller ones when n is),
-// loading every odd 2^10 block back to front, which gives the classic form's state after stage 10.
+// stages 1..w on every warp's 2^w keys (w = warp_stages: 10, or 9 for 8-byte keys, 16 a thread),
+// in blocks of two warps spread over the SMs, each 2^w-key block sorted ascending; then stages
+// w+1..tile_log2 on tiles of as many keys a thread (smaller tiles when n is), loading every odd
+// 2^w block back to front, which gives the classic form's state after stage w.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -44,13 +45,14 @@ __device__ typename Tile::W stage_code(const Tile& tile, unsigned m, unsigned la
 }
 
 //! The keys' change of code (stage_code) from stage s < last to stage s + 1, in the low
-//! layout, for a stage known only at run time: bits 5 and up of the tile index are the thread's
-//! (one mask for all its registers), bits 0..4 the register's (stages 1..4, each compiled apart).
+//! layout, for a stage known only at run time: bits R and up of the tile index are the thread's
+//! (one mask for all its registers), bits 0..R-1 the register's (stages 1..R-1, each compiled
+//! apart).
 template <class Tile>
 __device__ void next_stage_code(Tile& tile, unsigned s, unsigned last) {
   using W = typename Tile::W;
-  if (s >= 5) {
-    const unsigned thread_bits = (tile.warp << 10) + (tile.lane << 5);
+  if (s >= Tile::R) {
+    const unsigned thread_bits = (tile.warp << Tile::warp_log2) + (tile.lane << Tile::R);
     const unsigned flips = (thread_bits >> s) ^ (s + 1 < last ? thread_bits >> (s + 1) : 0u);
     const W flip = (flips & 1u) ? W(~W(0)) : W(0);
 #pragma unroll
@@ -75,7 +77,7 @@ __device__ void next_stage_code(Tile& tile, unsigned s, unsigned last) {
       recode(std::integral_constant<unsigned, 3>{});
       break;
     default:
-      recode(std::integral_constant<unsigned, 4>{});
+      if constexpr (Tile::R > 4) recode(std::integral_constant<unsigned, 4>{});
   }
 }
 
@@ -89,39 +91,44 @@ __device__ void next_stage_code(Tile& tile, unsigned s, unsigned last) {
 template <unsigned First, unsigned Last, bool FromHigh = false, class Tile, class Less>
 __device__ void stages(Tile& tile, Less less, unsigned stop = Last) {
   using lay = layout;
-  constexpr unsigned high = Tile::template base<lay::registers_high>;
-  static_assert(!FromHigh || First > 10, "the high layout holds no bits below 10 but the threads'");
-  static_assert(Last <= high + 5, "the tile holds the stages' blocks");
+  constexpr unsigned high = Tile::template base<lay::registers_high>, R = Tile::R;
+  constexpr unsigned warp_log2 = Tile::warp_log2;
+  static_assert(!FromHigh || First > warp_log2,
+                "the high layout holds no bits of a warp's keys but the threads'");
+  static_assert(Last <= high + R, "the tile holds the stages' blocks");
   constexpr unsigned unrolled = sizeof(typename Tile::W) == 8 ? 1 : Last - First + 1;
 #pragma unroll unrolled
   for (unsigned s = First; s <= Last; ++s) {
     if (s > stop) break;
-    if (s > 10) {  // bits 10 and up are warp bits in the low and mid layouts
+    if (s > warp_log2) {  // bits warp_log2 and up are warp bits in the low and mid layouts
       if (!FromHigh || s != First)
         tile.template exchange<lay::registers_low, lay::registers_high>();
       tile.template steps_from_register_bit<lay::registers_high>(s - 1 - high, less);
       tile.template exchange<lay::registers_high, lay::registers_mid>();
-    } else if (s > 5) {  // bits 5..9 are lane bits in the low layout
+    } else if (s > 5) {  // bits 5..warp_log2-1 are lane bits in the low layout
       tile.template exchange<lay::registers_low, lay::registers_mid>();
     }
     if (s > 5) {
-      tile.template steps_from_register_bit<lay::registers_mid>((s > 10 ? high : s) - 6, less);
+      tile.template steps_from_register_bit<lay::registers_mid>((s > warp_log2 ? high : s) - 6,
+                                                                less);
       tile.template exchange<lay::registers_mid, lay::registers_low>();
     }
-    tile.template steps_from_register_bit<lay::registers_low>((s < 5 ? s : 5) - 1, less);
+    if (s > R) tile.template lane_steps<4, int(R)>(less);  // R = 4: bit 4, a lane bit in both
+    tile.template steps_from_register_bit<lay::registers_low>((s < R ? s : R) - 1, less);
     if (s < stop) next_stage_code(tile, s, stop);
   }
 }
 
 //! Which part of the first pass a launch runs: stages First..Last on tiles of 2^TileLog2 keys
 //! held by blocks of 2^(TileLog2 - 5) threads.
-template <class Key, unsigned TileLog2, unsigned First, unsigned Last, unsigned MinBlocks>
+template <class Key, unsigned TileLog2, unsigned First, unsigned Last, unsigned MinBlocks,
+          unsigned RegisterBits = 5>
 struct part {
   using T = tuning::optimized<sizeof(Key)>;
   static_assert(First == 1 || First == T::warp_stages + 1,
                 "a first pass starts at stage 1, the second half of a split one after the warps'");
   static_assert(First <= Last && Last <= TileLog2, "a tile holds the stages' blocks");
-  using tile_type = register_tile<Key, TileLog2>;
+  using tile_type = register_tile<Key, TileLog2, RegisterBits>;
   static constexpr unsigned first = First, last = Last, min_blocks = MinBlocks;
 };
 
@@ -135,10 +142,12 @@ using whole = part<Key, tune<Key>::tile_log2, 1, tune<Key>::tile_log2, tune<Key>
 //! steps on pads).
 template <class Key>
 using warps = part<Key, tune<Key>::warp_block_log2, 1, tune<Key>::warp_stages,
-                   tune<Key>::warp_block_min_blocks>;
+                   tune<Key>::warp_block_min_blocks, tune<Key>::warp_register_bits>;
 template <class Key, unsigned TileLog2>
-using rest = part<Key, TileLog2, tune<Key>::warp_stages + 1, TileLog2,
-                  tuning::register_tile_min_blocks(sizeof(Key), TileLog2)>;
+using rest =
+    part<Key, TileLog2, tune<Key>::warp_stages + 1, TileLog2,
+         tuning::register_tile_min_blocks(sizeof(Key), TileLog2, tune<Key>::warp_register_bits),
+         tune<Key>::warp_register_bits>;
 
 //! The stages that sort a partial tile of tile_n keys (>= 1): those of the smallest power of two
 //! that holds them, at most `last`.
@@ -160,10 +169,11 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
         constexpr bool Full = decltype(full)::value;
         if constexpr (Part::first == 1) {
           // A partial tile's keys fit its first 2^stop positions, which stages 1..stop sort (the
-          // rest hold pads); through stage 10 each warp sorts its own keys, so warps of pads only
-          // (in rows with missing keys, most of a row's last tile) have nothing to do.
+          // rest hold pads); through stage warp_log2 each warp sorts its own keys, so warps of
+          // pads only (in rows with missing keys, most of a row's last tile) have nothing to do.
+          constexpr unsigned warp_log2 = Part::tile_type::warp_log2;
           const unsigned stop = Full ? Part::last : partial_tile_stages(tile_n, Part::last);
-          if (!Full && stop <= 10 && (threadIdx.x / 32) * 1024 >= tile_n) return;
+          if (!Full && stop <= warp_log2 && (threadIdx.x / 32) << warp_log2 >= tile_n) return;
           tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
 #pragma unroll
           for (unsigned m = 0; m < tile.K; ++m)

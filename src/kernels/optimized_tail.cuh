@@ -4,8 +4,9 @@
 // mid layout; one block-wide and two in-warp exchanges through shared memory, where a V2-style
 // tile pays a shared-memory round trip and a barrier per step. Partial tiles are padded with the
 // greatest word, which no plain step moves: the network's rule for missing keys. Plans for few
-// tiles (first pass split) end each stage on every warp's 2^10 keys instead, in blocks of two
-// warps spread over the SMs: steps 2^9..1 in the mid and low layouts, exchanged inside the warp.
+// tiles (first pass split) end each stage on every warp's keys instead (2^warp_stages: 16 a
+// thread for 8-byte keys), in blocks of two warps spread over the SMs: the steps in the mid and
+// low layouts, exchanged inside the warp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,14 +25,16 @@ using network::index_t;
 template <class Key>
 using tune = tuning::optimized<sizeof(Key)>;
 
-//! A tail on tiles of 2^TileLog2 keys (blocks of 2^(TileLog2 - 5) threads) whose steps are
-//! distances 2^(StepsLog2 - 1)..1: a stage's on whole tiles, or (StepsLog2 = warp_stages) on
-//! every warp's 2^10 keys, as the split plans for few tiles run it.
-template <class Key, unsigned TileLog2, unsigned StepsLog2, unsigned MinBlocks>
+//! A tail on tiles of 2^TileLog2 keys (blocks of 2^(TileLog2 - RegisterBits) threads) whose
+//! steps are distances 2^(StepsLog2 - 1)..1: a stage's on whole tiles, or (StepsLog2 =
+//! warp_stages) on every warp's keys, as the split plans for few tiles run it.
+template <class Key, unsigned TileLog2, unsigned StepsLog2, unsigned MinBlocks,
+          unsigned RegisterBits = 5>
 struct shape {
   static_assert(StepsLog2 == TileLog2 || StepsLog2 == tune<Key>::warp_stages,
                 "a tile's steps or a warp's");
-  using tile_type = register_tile<Key, TileLog2>;
+  using tile_type = register_tile<Key, TileLog2, RegisterBits>;
+  static_assert(StepsLog2 == TileLog2 || StepsLog2 == tile_type::warp_log2, "a warp's keys");
   static constexpr unsigned steps_log2 = StepsLog2, min_blocks = MinBlocks;
 };
 template <class Key>
@@ -39,7 +42,7 @@ using tile_tail =
     shape<Key, tune<Key>::tile_log2, tune<Key>::tile_log2, tune<Key>::tile_min_blocks>;
 template <class Key>
 using warp_tail = shape<Key, tune<Key>::warp_block_log2, tune<Key>::warp_stages,
-                        tune<Key>::warp_block_min_blocks>;
+                        tune<Key>::warp_block_min_blocks, tune<Key>::warp_register_bits>;
 
 template <class Key, class Shape, class Less>
 __global__ void __launch_bounds__(Shape::tile_type::threads, Shape::min_blocks)
@@ -51,18 +54,17 @@ __global__ void __launch_bounds__(Shape::tile_type::threads, Shape::min_blocks)
   wait_for_previous_pass();
   for_each_tile<Shape::tile_type::keys>(n, rows, [&](index_t base, unsigned tile_n, auto full) {
     constexpr bool Full = decltype(full)::value;
-    // Bits 0..9 only, lanes and registers of one warp: a warp tail's steps on every warp's keys,
-    // or a tile tail's on a partial tile of at most 2^10 keys (in rows with missing keys, often a
+    // A warp's bits only, lanes and registers: a warp tail's steps on every warp's keys, or a
+    // tile tail's on a partial tile of at most a warp's keys (in rows with missing keys, often a
     // row's last tile), whose wider steps pair its keys with pads only, so warp 0 runs it alone.
+    constexpr unsigned warp_log2 = Shape::tile_type::warp_log2;
     const auto warp_steps = [&] {
       tile.template load<lay::registers_mid, Full>(keys + base, tile_n, less);
-      tile.template steps<lay::registers_mid, 9, 5>(less);
-      tile.template exchange<lay::registers_mid, lay::registers_low>();
-      tile.template steps<lay::registers_low, 4, 0>(less);
+      tile.template steps_in_warp<int(warp_log2) - 1>(less);
     };
     if constexpr (Shape::steps_log2 == tune<Key>::warp_stages) {
       warp_steps();
-    } else if (!Full && tile_n <= 1024) {
+    } else if (!Full && tile_n <= (1u << warp_log2)) {
       if (threadIdx.x >= 32) return;
       warp_steps();
     } else {

@@ -1,12 +1,13 @@
-// A tile of 2^tile_log2 consecutive keys (tuning::optimized) held in registers, 32 a thread, for
-// the optimized path's first-pass and tail kernels. The 32 keys of a thread differ in five bits
-// of their tile index: the low ones (layout registers_low: lanes on bits 5-9), the middle ones
-// (registers_mid: lanes on bits 0-4) or the top ones (registers_high: the thread index below
-// them). A network step on a register bit is 16 register compare-exchanges. Keys change layout
-// through shared memory, padded by one word per 32 so that every layout's accesses are free of
-// bank conflicts; low <-> mid stays inside each warp (bits 10 and up are warp bits in both), so
-// it needs __syncwarp only, the high layout needs the block. The mid and high layouts load and
-// store coalesced: a warp's lanes touch consecutive keys.
+// A tile of 2^tile_log2 consecutive keys (tuning::optimized) held in registers, K = 2^R a thread
+// (R = 5, or 4 where few tiles want more warps), for the optimized path's first-pass and tail
+// kernels. The K keys of a thread differ in R bits of their tile index: the low ones (layout
+// registers_low: lanes on bits R..R+4), bits 5..R+4 (registers_mid: lanes on bits 0-4) or the
+// top ones (registers_high: the thread index below them). A network step on a register bit is K/2
+// register compare-exchanges; with R = 4, bit 4 is a lane bit in both warp layouts and its steps
+// run as shuffles (lane_steps). Keys change layout through shared memory, padded by one word per
+// K so that every layout's accesses are free of bank conflicts; low <-> mid stays inside each warp
+// (bits R+5 and up are warp bits in both), so it needs __syncwarp only, the high layout needs the
+// block. The mid and high layouts load and store coalesced: a warp's lanes touch consecutive keys.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,22 +27,29 @@ namespace bitonic::kernels {
 //! Which five bits of the tile index a thread's register number holds.
 enum class layout { registers_low, registers_mid, registers_high };
 
-template <class Key, unsigned TileLog2 = tuning::optimized<sizeof(Key)>::tile_log2>
+template <class Key, unsigned TileLog2 = tuning::optimized<sizeof(Key)>::tile_log2,
+          unsigned RegisterBits = 5>
 struct register_tile {
-  using T = tuning::optimized<sizeof(Key)>;
   using W = typename ordered_word<Key>::type;
-  static constexpr unsigned K = T::keys_per_thread, tile_log2 = TileLog2;
-  static constexpr unsigned threads = 1u << (tile_log2 - 5), keys = 1u << tile_log2;
+  static constexpr unsigned R = RegisterBits, K = 1u << R, tile_log2 = TileLog2;
+  static constexpr unsigned warp_log2 = R + 5;  //!< a warp's keys; bits from here are warp bits
+  static constexpr unsigned threads = 1u << (tile_log2 - R), keys = 1u << tile_log2;
+  static_assert(R == 5 || R == 4, "32 or 16 keys a thread");
+  static_assert(tile_log2 > warp_log2 && tile_log2 <= 2 * R + 5,
+                "whole warps, and bits 5..tile_log2-R-1 held by the mid layout's registers");
+
+  //! Where tile index i is in shared memory: one word of padding per K.
+  __host__ __device__ static constexpr unsigned padded(unsigned i) {
+    return tuning::register_tile_padded(i, R);
+  }
   //! Dynamic shared memory a block needs for its exchanges.
-  static constexpr std::size_t smem_bytes = std::size_t{T::padded(keys)} * sizeof(W);
-  static_assert(K == 32 && tile_log2 >= 11,
-                "five register bits, five lane bits, and warps on the bits from 10 up");
+  static constexpr std::size_t smem_bytes = std::size_t{padded(keys)} * sizeof(W);
 
   //! Lowest tile-index bit held by the register number in layout L.
   template <layout L>
   static constexpr unsigned base = L == layout::registers_low   ? 0
                                    : L == layout::registers_mid ? 5
-                                                                : tile_log2 - 5;
+                                                                : tile_log2 - R;
 
   W r[K];
   W* smem;
@@ -51,8 +59,8 @@ struct register_tile {
   //! parts without common bits, so that m's part is a constant offset of a memory access).
   template <layout L>
   __device__ unsigned index(unsigned m) const {
-    if constexpr (L == layout::registers_low) return (warp << 10) + (lane << 5) + m;
-    if constexpr (L == layout::registers_mid) return (warp << 10) + lane + (m << 5);
+    if constexpr (L == layout::registers_low) return (warp << warp_log2) + (lane << R) + m;
+    if constexpr (L == layout::registers_mid) return (warp << warp_log2) + lane + (m << 5);
     return thread + (m << base<layout::registers_high>);
   }
 
@@ -131,16 +139,16 @@ struct register_tile {
   template <layout From, layout To>
   __device__ void exchange() {
     constexpr bool in_warp = From != layout::registers_high && To != layout::registers_high;
-    W* const from = smem + T::padded(index<From>(0));
-    W* const to = smem + T::padded(index<To>(0));
+    W* const from = smem + padded(index<From>(0));
+    W* const to = smem + padded(index<To>(0));
     sync<in_warp>();  // the previous exchange's reads are done
 #pragma unroll
     for (unsigned m = 0; m < K; ++m)
-      from[T::padded(m << base<From>)] = r[m];
+      from[padded(m << base<From>)] = r[m];
     sync<in_warp>();
 #pragma unroll
     for (unsigned m = 0; m < K; ++m)
-      r[m] = to[T::padded(m << base<To>)];
+      r[m] = to[padded(m << base<To>)];
   }
 
   //! As exchange<From, To>, but the upper half of every block of 2^(half_log2 + 1) keys arrives
@@ -148,19 +156,19 @@ struct register_tile {
   //! half_log2..0 merge, which is what the flip form's first step of that stage does.
   template <layout From, layout To>
   __device__ void exchange_mirrored(unsigned half_log2) {
-    // Inside a warp where the exchange is (blocks of up to 2^10 keys stay in a warp's keys).
+    // Inside a warp where the exchange is (blocks of up to a warp's keys stay in its keys).
     constexpr bool in_warp = From != layout::registers_high && To != layout::registers_high;
-    W* const from = smem + T::padded(index<From>(0));
+    W* const from = smem + padded(index<From>(0));
     const unsigned half_mask = (1u << half_log2) - 1;
     sync<in_warp>();  // the previous exchange's reads are done
 #pragma unroll
     for (unsigned m = 0; m < K; ++m)
-      from[T::padded(m << base<From>)] = r[m];
+      from[padded(m << base<From>)] = r[m];
     sync<in_warp>();
 #pragma unroll
     for (unsigned m = 0; m < K; ++m) {
       const unsigned i = index<To>(m);
-      r[m] = smem[T::padded(((i >> half_log2) & 1u) != 0 ? i ^ half_mask : i)];
+      r[m] = smem[padded(((i >> half_log2) & 1u) != 0 ? i ^ half_mask : i)];
     }
   }
 
@@ -169,7 +177,7 @@ struct register_tile {
   __device__ void steps(Less less) {
     if constexpr (Hi >= Lo) {
       constexpr unsigned bit = unsigned(Hi) - base<L>;
-      static_assert(bit < 5, "the step's bit must be a register bit of the layout");
+      static_assert(bit < R, "the step's bit must be a register bit of the layout");
 #pragma unroll
       for (unsigned m = 0; m < K; ++m) {
         if ((m & (1u << bit)) == 0) network::compare_exchange(r[m], r[m | (1u << bit)], less);
@@ -178,15 +186,32 @@ struct register_tile {
     }
   }
 
+  //! Ascending steps on the low layout's lane bits Hi..Lo (tile-index bits R..4, so only where
+  //! R = 4) as shuffles: the lower lane of a pair keeps the smaller key, the upper the larger.
+  template <int Hi, int Lo, class Less>
+  __device__ void lane_steps(Less less) {
+    if constexpr (Hi >= Lo) {
+      static_assert(Lo >= int(R) && Hi <= 4, "lane bits of a warp's keys in the low layout");
+      constexpr unsigned lane_bit = 1u << (unsigned(Hi) - R);
+      const bool upper = (lane & lane_bit) != 0;
+#pragma unroll
+      for (unsigned m = 0; m < K; ++m) {
+        const W other = __shfl_xor_sync(~0u, r[m], lane_bit);
+        if (upper ? less(r[m], other) : less(other, r[m])) r[m] = other;
+      }
+      lane_steps<Hi - 1, Lo>(less);
+    }
+  }
+
   //! Ascending steps on register bits top, top - 1, ..., 0 of layout L (tile-index bits
   //! base<L> + top down to base<L>) for a top known only at run time: one copy of each step's
-  //! code, entered at `top`, so that a loop over stages shares it (top >= 5 counts as 4).
+  //! code, entered at `top`, so that a loop over stages shares it (top >= R counts as R - 1).
   template <layout L, class Less>
   __device__ void steps_from_register_bit(unsigned top, Less less) {
     constexpr int b = int(base<L>);
     switch (top) {
       default:
-        steps<L, b + 4, b + 4>(less);
+        if constexpr (R == 5) steps<L, b + 4, b + 4>(less);
         [[fallthrough]];
       case 3:
         steps<L, b + 3, b + 3>(less);
@@ -202,16 +227,27 @@ struct register_tile {
     }
   }
 
-  //! Steps on bits Hi..0 in three register rounds, starting in the high layout (Hi >= 10) and
-  //! ending in the low one.
+  //! Steps on bits Hi..0 of a warp's keys (Hi < warp_log2) in the mid layout (bits 5 and up)
+  //! and then the low one, where they end.
+  template <int Hi, class Less>
+  __device__ void steps_in_warp(Less less) {
+    static_assert(Hi < int(warp_log2), "a warp's bits");
+    if constexpr (Hi >= 5) {
+      steps<layout::registers_mid, Hi, 5>(less);
+      exchange<layout::registers_mid, layout::registers_low>();
+    }
+    lane_steps<(Hi < 4 ? Hi : 4), int(R)>(less);
+    steps<layout::registers_low, (Hi < int(R) ? Hi : int(R) - 1), 0>(less);
+  }
+
+  //! Steps on bits Hi..0 in three register rounds, starting in the high layout (Hi >= warp_log2)
+  //! and ending in the low one.
   template <int Hi, class Less>
   __device__ void steps_from_high(Less less) {
-    static_assert(Hi >= 10, "bits 10 and up are held only by the high layout");
+    static_assert(Hi >= int(warp_log2), "bits from warp_log2 up are held only by the high layout");
     steps<layout::registers_high, Hi, int(base<layout::registers_high>)>(less);
     exchange<layout::registers_high, layout::registers_mid>();
-    steps<layout::registers_mid, int(base<layout::registers_high>) - 1, 5>(less);
-    exchange<layout::registers_mid, layout::registers_low>();
-    steps<layout::registers_low, 4, 0>(less);
+    steps_in_warp<int(base<layout::registers_high>) - 1>(less);
   }
 
  private:

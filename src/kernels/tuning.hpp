@@ -40,12 +40,21 @@ struct block_merge {
   static constexpr unsigned block_threads = 256;
 };
 
-//! Blocks of a register tile (32 keys a thread, 2^tile_log2 keys) an SM must hold, which caps a
-//! thread's registers at 64 for 4-byte keys and 128 for 8-byte keys (64 registers of keys) on an
-//! SM's 64K registers.
-constexpr unsigned register_tile_min_blocks(std::size_t key_bytes, unsigned tile_log2) {
-  const unsigned threads = 1u << (tile_log2 - 5), cap = key_bytes == 4 ? 64 : 128;
+//! Blocks of a register tile (2^register_bits keys a thread, 2^tile_log2 keys) an SM must hold,
+//! which caps a thread's registers at twice its registers of keys, and at least 64 (32 keys a
+//! thread: 64 for 4-byte keys, 128 for 8-byte keys) on an SM's 64K registers.
+constexpr unsigned register_tile_min_blocks(std::size_t key_bytes, unsigned tile_log2,
+                                            unsigned register_bits = 5) {
+  const unsigned key_registers = (1u << register_bits) * unsigned(key_bytes / 4);
+  const unsigned threads = 1u << (tile_log2 - register_bits),
+                 cap = 2 * key_registers > 64 ? 2 * key_registers : 64;
   return (1u << 16) / (threads * cap);
+}
+
+//! The register tile's shared memory (register_tile.cuh) is padded by one word per 2^register_bits
+//! (a thread's keys in the low layout), so that no layout's accesses conflict in banks.
+BITONIC_HOST_DEVICE constexpr unsigned register_tile_padded(unsigned i, unsigned register_bits) {
+  return i + (i >> register_bits);
 }
 
 //! The optimized path. Its first-pass and tail kernels hold a tile in registers, 32 keys a thread
@@ -64,20 +73,28 @@ struct optimized {
   //! From 2^merge_min_log2 keys on (0: never), plans with scratch allowed merge out of place
   //! even while the keys fit one cache block: each stage past the tile one merge_stage pass
   //! instead of a gather and a tail (8-byte keys, 2^19..2^21: int64 5-10 % faster, double 2-12 %
-  //! but 2^20 5 % slower; 4-byte keys lost at every size, docs/PERFORMANCE.md log 58).
-  static constexpr unsigned merge_min_log2 = KeyBytes == 4 ? 0 : 19;
+  //! but 2^20 5 % slower; 4-byte keys lost at every size, docs/PERFORMANCE.md log 58). Since the
+  //! few-tiles plans' smaller tiles (log 65) 8-byte keys merge from 2^20: at 2^19 int64 0.084 ms
+  //! against 0.092 merged (double 0.099 against 0.093; CUB's merge sort 0.094 and 0.111).
+  static constexpr unsigned merge_min_log2 = KeyBytes == 4 ? 0 : 20;
 
   // With fewer tiles than SMs a lone tile's steps on one SM are a pass's time, so plans for few
   // tiles (plan::device_shape) run what fits a warp on warps: stages 1..warp_stages, and each later
-  // stage's last warp_stages steps, on blocks of warp_block_threads threads, each warp on its own
-  // 2^warp_stages keys (five register bits, five lane bits), spread over many SMs.
-  static constexpr unsigned warp_stages = 10;
-  static constexpr unsigned warp_block_log2 = 11;  // keys a block: two warps of 32 x 32
+  // stage's last warp_stages steps, on blocks of two warps spread over many SMs, each warp on its
+  // own 2^warp_stages keys (warp_register_bits register bits, five lane bits); then the stages
+  // past a warp's keys on tiles of the same register bits. Each warp runs a chain of dependent
+  // steps alone on its SM's scheduler, so 8-byte keys take 16 a thread: half a warp's chain and
+  // twice the warps of 32 a thread (int64 2^16, ncu: stages 1..9 in 9.2 us against 14.7 for
+  // stages 1..10; docs/PERFORMANCE.md log 65); 4-byte keys keep 32 a thread, as their tiles of
+  // 2^14 need.
+  static constexpr unsigned warp_register_bits = KeyBytes == 4 ? 5 : 4;
+  static constexpr unsigned warp_stages = warp_register_bits + 5;
+  static constexpr unsigned warp_block_log2 = warp_stages + 1;  // two warps
   static constexpr unsigned warp_block_min_blocks =
-      register_tile_min_blocks(KeyBytes, warp_block_log2);
-  static_assert(
-      warp_stages == 10 && warp_block_log2 > warp_stages && warp_block_log2 < tile_log2,
-      "a warp's 32 x 32 keys are one block of stage warp_stages; blocks hold whole warps");
+      register_tile_min_blocks(KeyBytes, warp_block_log2, warp_register_bits);
+  static_assert(warp_block_log2 < tile_log2 && tile_log2 <= 2 * warp_register_bits + 5,
+                "warp blocks are smaller than a tile, and the rest tiles hold their bits "
+                "(register_tile's limits)");
 
   //! The gather kernel's shape for a pass of Rows steps (at most gather_steps_max). A block holds a
   //! tile of keys, 2^keys_log2 a thread in registers, and loads and stores segments of
@@ -95,15 +112,26 @@ struct optimized {
       2 * (gather_narrow_keys_log2 + 1) - 2 < tile_log2 - 1 - least_segment_log2
           ? 2 * (gather_narrow_keys_log2 + 1) - 2
           : tile_log2 - 1 - least_segment_log2;
-  template <unsigned Rows>
+  //! In plans for few tiles the first pass's second part (the rest) sorts up to
+  //! 2^few_tiles_rest_log2 keys, and gathers take tiles of 2^few_tiles_gather_log2 keys: smaller
+  //! tiles are more blocks on more SMs, where a lone tile's chain of steps is the pass's time
+  //! (8-byte keys, 2^15..2^18: docs/PERFORMANCE.md log 65).
+  static constexpr unsigned few_tiles_rest_log2 = KeyBytes == 4 ? tile_log2 : 12;
+  static constexpr unsigned few_tiles_gather_log2 = KeyBytes == 4 ? tile_log2 : 11;
+  static_assert(
+      few_tiles_rest_log2 > warp_block_log2 && few_tiles_rest_log2 <= tile_log2 &&
+          few_tiles_gather_log2 > warp_stages + 1 && few_tiles_gather_log2 <= tile_log2,
+      "a rest tile past a warp block, and a gather's tile past two rows of a warp's keys");
+  template <unsigned Rows, unsigned TileLog2 = tile_log2>
   struct gather {
     static constexpr unsigned keys_log2 = Rows <= 2 * gather_narrow_keys_log2 - 2
                                               ? gather_narrow_keys_log2
                                               : gather_narrow_keys_log2 + 1;
-    static constexpr unsigned threads = tile_keys >> keys_log2;
+    static constexpr unsigned threads = (1u << TileLog2) >> keys_log2;
     static constexpr unsigned min_blocks = 2;  // caps registers at 64 or 128 (32 or 64 of keys)
     static constexpr unsigned segment_log2 =
-        full_segment_log2 < tile_log2 - 1 - Rows ? full_segment_log2 : tile_log2 - 1 - Rows;
+        full_segment_log2 < TileLog2 - 1 - Rows ? full_segment_log2 : TileLog2 - 1 - Rows;
+    static constexpr std::size_t smem_bytes = std::size_t{1} << TileLog2 << (KeyBytes == 4 ? 2 : 3);
     static_assert(Rows >= 1 && Rows <= 2 * keys_log2 - 2, "more rows than two register rounds");
     static_assert(segment_log2 >= least_segment_log2, "segments of at least one sector");
   };
@@ -115,10 +143,16 @@ struct optimized {
   static_assert(gather_full_segment_steps_max <= gather_steps_max, "fewer rows than the kernel's");
   static constexpr std::size_t gather_smem_bytes = std::size_t{tile_keys} * KeyBytes;
 
-  //! The register tile's shared memory is padded by one word per 32, so that no layout's
-  //! accesses conflict in banks.
-  BITONIC_HOST_DEVICE static constexpr unsigned padded(unsigned i) { return i + (i >> 5); }
-  static constexpr std::size_t tile_smem_bytes = std::size_t{padded(tile_keys)} * KeyBytes;
+  //! A tile of 32 keys a thread pads its shared memory by one word per 32 (register_tile_padded).
+  BITONIC_HOST_DEVICE static constexpr unsigned padded(unsigned i) {
+    return register_tile_padded(i, 5);
+  }
+  //! The most shared memory a register tile of tile_keys takes: of 32 keys a thread, or of the
+  //! rest tiles of the first pass for few tiles.
+  static constexpr std::size_t tile_smem_bytes =
+      std::size_t{
+          register_tile_padded(tile_keys, warp_register_bits < 5 ? warp_register_bits : 5)} *
+      KeyBytes;
 };
 
 //! The optimized path's sort of small n on one cluster (optimized_cluster_sort.cuh): 2^
@@ -307,6 +341,14 @@ constexpr unsigned shared_tile_log2(std::size_t key_bytes) {
 }
 constexpr unsigned optimized_tile_log2(std::size_t key_bytes) {
   return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::tile_log2; });
+}
+constexpr unsigned optimized_few_tiles_rest_log2(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes,
+                                  [](auto t) { return decltype(t)::few_tiles_rest_log2; });
+}
+constexpr unsigned optimized_few_tiles_gather_log2(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes,
+                                  [](auto t) { return decltype(t)::few_tiles_gather_log2; });
 }
 constexpr unsigned cluster_sort_log2_max(std::size_t key_bytes) {
   return for_key_bytes<cluster_sort>(key_bytes,

@@ -77,7 +77,10 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
   const unsigned most_rows =
       in_cache ? tuning::optimized_gather_steps_max(key_bytes) : full_segments;
   if (k == 0) return {};
-  std::vector<pass> passes = first_passes(std::min(k, tile_log2), key_bytes, split);
+  // Few tiles: the first pass sorts smaller tiles, each later stage gathers on smaller tiles.
+  const unsigned first_sorted =
+      split ? tuning::optimized_few_tiles_rest_log2(key_bytes) : tile_log2;
+  std::vector<pass> passes = first_passes(std::min(k, first_sorted), key_bytes, split);
   // A stage's gathers down to 2^tail_log2 and its tail: the gathers split at the block's width
   // when that costs no extra pass, so that the passes below it stay inside blocks.
   const auto stage_passes = [&](unsigned s, unsigned tail_log2, unsigned per_pass) {
@@ -102,7 +105,7 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
   }
   // Per stage the fewest passes; among equals, 128-byte segments before shorter ones and warp
   // tails before tile tails.
-  for (unsigned s = std::max(tile_log2, merged) + 1; s <= k; ++s) {
+  for (unsigned s = std::max(first_sorted, merged) + 1; s <= k; ++s) {
     std::vector<pass> chosen;
     for (const unsigned per_pass : {full_segments, most_rows}) {
       for (const unsigned tail_log2 : {warp_stages, tile_log2}) {
@@ -112,6 +115,13 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
       }
     }
     passes.insert(passes.end(), chosen.begin(), chosen.end());
+  }
+  if (split) {
+    for (pass& ps : passes) {
+      if (ps.kind == pass_kind::gather_steps) {
+        ps.span_log2 = tuning::optimized_few_tiles_gather_log2(key_bytes);
+      }
+    }
   }
   return passes;
 }

@@ -37,8 +37,10 @@ struct pass {
   pass_kind kind;
   network::step first{};  //!< network passes: the steps first..last in schedule order
   network::step last{};
-  unsigned span_log2 = 0;  //!< block_steps / tile_steps: every step stays inside such blocks
-  unsigned run_log2 = 0;   //!< merge_runs: length of the input runs
+  //! block_steps / tile_steps: every step stays inside such blocks; gather_steps: its tiles'
+  //! keys (0: tuning::optimized's whole tile)
+  unsigned span_log2 = 0;
+  unsigned run_log2 = 0;  //!< merge_runs: length of the input runs
   //! Reads the keys from the buffer that holds them and writes them to the other one (the plan's
   //! scratch): merge_runs, merge_stage, and a first pass that starts an odd number of those.
   bool to_other = false;

@@ -208,7 +208,7 @@ TEST(InCacheMergePlan, EightByteKeysFromTheTuningsSize) {
   const plan::plan few = plan_for((std::size_t{1} << (from - 1)) + 1, 8, h100);
   ASSERT_TRUE(few.needs_scratch()) << plan::describe(few);
   EXPECT_EQ(few.passes.back().kind, plan::pass_kind::merge_stage) << plan::describe(few);
-  EXPECT_EQ(first_passes(few), 2) << plan::describe(few);  // 2^19 keys: 64 tiles, 132 SMs
+  EXPECT_EQ(first_passes(few), 2) << plan::describe(few);  // 65 tiles (8-byte), 132 SMs
   const plan::plan many = plan_for(std::size_t{1} << 21, 8, h100);
   EXPECT_EQ(many.passes.back().kind, plan::pass_kind::merge_stage) << plan::describe(many);
   EXPECT_EQ(first_passes(many), 1) << plan::describe(many);
@@ -216,15 +216,23 @@ TEST(InCacheMergePlan, EightByteKeysFromTheTuningsSize) {
   EXPECT_FALSE(plan_for(std::size_t{1} << 20, 8, {}).needs_scratch());
 }
 
-// Those plans on the CPU executor: odd and even numbers of merges after a split first pass,
-// words in memory between the passes (NaN and -0.0 among the double keys).
+// Those plans on the CPU executor: odd and even numbers of merges after a split first pass (on a
+// device with SMs enough for both sizes' tiles), words in memory between the passes (NaN and -0.0
+// among the double keys).
 template <class Key>
 void expect_in_cache_merge_plans_sort() {
-  for (const std::size_t n : {(std::size_t{1} << 18) + 1, (std::size_t{1} << 19) + 12345}) {
+  const unsigned from = tuning::optimized<8>::merge_min_log2;
+  for (const std::size_t n :
+       {(std::size_t{1} << (from - 1)) + 1, (std::size_t{1} << from) + 12345}) {
     for (const distribution d : {distribution::uniform, distribution::nan, distribution::few}) {
       const reference_case<Key> c = make_reference_case<Key>(n, d);
-      const plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {21, 132},
+      const plan::plan p = plan::make_plan(algorithm::optimized, n, sizeof(Key), {21, 300},
                                            plan::scratch_use::allowed);
+      ASSERT_EQ(std::count_if(
+                    p.passes.begin(), p.passes.end(),
+                    [](const plan::pass& ps) { return ps.kind == plan::pass_kind::sort_tiles; }),
+                2)
+          << plan::describe(p);
       ASSERT_TRUE(p.needs_scratch()) << plan::describe(p);
       for (const order direction : all_orders)
         expect_plan_sorts_on_cpu(p, c, direction);

@@ -296,12 +296,15 @@ TEST(Plan, ClusterSortForSmallN) {
   }
 }
 
-// While every tile has few_tiles_sms_per_tile SMs, the first pass splits at warp_stages and every
-// later stage gathers down to a warp's keys and ends on warps.
+// While every tile has few_tiles_sms_per_tile SMs, the first pass splits at warp_stages and sorts
+// up to few_tiles_rest_log2, and every later stage gathers (on tiles of few_tiles_gather_log2)
+// down to a warp's keys and ends on warps.
 TEST(Plan, FewTilesSplitTheFirstPassAndEndStagesOnWarps) {
   for (const std::size_t key_bytes : {4u, 8u}) {
     const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
     const unsigned warp_stages = tuning::optimized_warp_stages(key_bytes);
+    const unsigned rest_log2 = tuning::optimized_few_tiles_rest_log2(key_bytes);
+    const unsigned gather_log2 = tuning::optimized_few_tiles_gather_log2(key_bytes);
     const unsigned per_pass = tuning::optimized_gather_full_segment_steps_max(key_bytes);
     const device_shape device{0, 132};  // no cache known: gathers of 128-byte segments only
     const std::size_t most_split = std::size_t{132 / tuning::few_tiles_sms_per_tile} << tile_log2;
@@ -309,14 +312,14 @@ TEST(Plan, FewTilesSplitTheFirstPassAndEndStagesOnWarps) {
       const plan p = make_plan(algorithm::optimized, n, key_bytes, device);
       const std::string where = describe(p);
       std::size_t expected_passes = 2;
-      for (unsigned s = tile_log2 + 1; s <= p.log2_size; ++s) {
+      for (unsigned s = rest_log2 + 1; s <= p.log2_size; ++s) {
         expected_passes += (s - warp_stages + per_pass - 1) / per_pass + 1;
       }
       ASSERT_EQ(p.passes.size(), expected_passes) << where;
       EXPECT_EQ(p.passes[0].last, (step{warp_stages, 0})) << where;
       EXPECT_EQ(p.passes[0].span_log2, warp_stages) << where;
       EXPECT_EQ(p.passes[1].first, (step{warp_stages + 1, warp_stages})) << where;
-      EXPECT_EQ(p.passes[1].last, (step{std::min(p.log2_size, tile_log2), 0})) << where;
+      EXPECT_EQ(p.passes[1].last, (step{std::min(p.log2_size, rest_log2), 0})) << where;
       for (std::size_t i = 2; i < p.passes.size(); ++i) {
         const pass& ps = p.passes[i];
         if (ps.kind == pass_kind::tile_tail) {
@@ -324,10 +327,12 @@ TEST(Plan, FewTilesSplitTheFirstPassAndEndStagesOnWarps) {
           EXPECT_EQ(ps.first.distance_log2 + 1, warp_stages) << where << "pass " << i;
         } else {
           EXPECT_EQ(ps.kind, pass_kind::gather_steps) << where << "pass " << i;
+          EXPECT_EQ(ps.span_log2, gather_log2) << where << "pass " << i;
         }
       }
     }
-    for (const std::size_t n : {std::size_t{1000}, std::size_t{1} << warp_stages}) {
+    for (const std::size_t n :
+         {(std::size_t{1} << warp_stages) - 24, std::size_t{1} << warp_stages}) {
       const plan p = make_plan(algorithm::optimized, n, key_bytes, device);
       ASSERT_EQ(p.passes.size(), 1u) << "a warp's keys at most: one pass\n" << describe(p);
       EXPECT_EQ(p.passes[0].last.stage, p.log2_size);

@@ -79,7 +79,7 @@ void expect_pass_matches_cpu(std::size_t n, step first, step last, Launch launch
 }
 
 template <class Key, class Less>
-void expect_gather_shape(unsigned lo, unsigned rows) {
+void expect_gather_shape(unsigned lo, unsigned rows, unsigned tile_log2) {
   const unsigned hi = lo + rows - 1;
   const std::size_t row_block = std::size_t{1} << (hi + 1);
   for (const bool flip : {true, false}) {
@@ -87,20 +87,30 @@ void expect_gather_shape(unsigned lo, unsigned rows) {
     for (const std::size_t n : {2 * row_block, row_block + row_block / 3 + 77}) {
       expect_pass_matches_cpu<Key, Less>(
           n, step{stage, hi}, step{stage, lo},
-          [](auto... args) { kernels::optimized_gather::launch(args...); }, "gather");
+          [tile_log2](Key* keys, index_t count, kernels::key_rows key_rows, step first, step last,
+                      Less less, cudaStream_t stream) {
+            kernels::optimized_gather::launch(keys, count, key_rows, first, last, tile_log2, less,
+                                              stream);
+          },
+          tile_log2 == 0 ? "gather" : "gather on few-tiles tiles");
     }
   }
 }
 
 // Gathers of `rows` 1..max_rows steps down to a tile's width, and (as in plans for few tiles)
-// of the rows whose row blocks hold a tile, down to a warp's keys.
+// of the rows whose row blocks hold a tile, down to a warp's keys, on whole tiles and on the
+// few-tiles plans' gather tiles.
 template <class Key, class Less>
 void expect_gather_shapes(unsigned max_rows) {
   using T = tuning::optimized<sizeof(Key)>;
-  for (const unsigned lo : {T::tile_log2, T::warp_stages}) {
-    const unsigned min_rows = lo == T::tile_log2 ? 1 : T::tile_log2 - lo;
-    for (unsigned rows = min_rows; rows <= max_rows; ++rows) {
-      expect_gather_shape<Key, Less>(lo, rows);
+  for (const unsigned tile_log2 : {T::tile_log2, T::few_tiles_gather_log2}) {
+    for (const unsigned lo : {tile_log2, T::warp_stages}) {
+      const unsigned min_rows = lo >= tile_log2 ? 1 : tile_log2 - lo;
+      for (unsigned rows = min_rows; rows <= max_rows; ++rows) {
+        ASSERT_TRUE(kernels::optimized_gather::runs<Key>(step{lo + rows, lo + rows - 1},
+                                                         step{lo + rows, lo}, tile_log2));
+        expect_gather_shape<Key, Less>(lo, rows, tile_log2);
+      }
     }
   }
 }
@@ -487,26 +497,29 @@ TEST(KernelShapes, ScratchPlans) {
 }
 
 // Whole plans of 8-byte keys that merge out of place inside the cache block (from
-// tuning::optimized<8>::merge_min_log2; an H100's block and SMs): the first pass split in two
-// while the tiles are few (its second part writing words, to the scratch where the merges are
-// odd in number), whole beyond; every distribution, both orders.
+// tuning::optimized<8>::merge_min_log2; an H100's block, and its SMs or more): the first pass
+// split in two while the tiles are few (its second part writing words, to the scratch where the
+// merges are odd in number), whole beyond; every distribution, both orders.
 template <class Key, class Less>
-void expect_in_cache_merge_plan_sorts(std::size_t n, distribution d) {
+void expect_in_cache_merge_plan_sorts(std::size_t n, distribution d, unsigned sms = 132) {
   static_assert(sizeof(Key) == 8, "8-byte keys merge out of place inside the cache block");
-  const plan::device_shape h100{21, 132};
+  const plan::device_shape device{21, sms};
   const plan::plan p =
-      plan::make_plan(algorithm::optimized, n, sizeof(Key), h100, plan::scratch_use::allowed);
+      plan::make_plan(algorithm::optimized, n, sizeof(Key), device, plan::scratch_use::allowed);
   ASSERT_TRUE(p.needs_scratch() && p.passes.back().kind == plan::pass_kind::merge_stage)
       << plan::describe(p);
-  expect_plan_sorts<Key, Less>(n, h100, "in-cache merge plan", plan::scratch_use::allowed, d);
+  expect_plan_sorts<Key, Less>(n, device, "in-cache merge plan", plan::scratch_use::allowed, d);
 }
 
 TEST(KernelShapes, InCacheMergePlans) {
-  for (const std::size_t n : {(std::size_t{1} << 18) + 1, (std::size_t{1} << 19) - 3,
-                              (std::size_t{1} << 19) + 12345, (std::size_t{1} << 21) - 1}) {
-    for (const distribution d : tools::all_distributions) {
-      expect_in_cache_merge_plan_sorts<std::int64_t, ascending_less>(n, d);
-      expect_in_cache_merge_plan_sorts<double, descending_less>(n, d);
+  const unsigned from = tuning::optimized<8>::merge_min_log2;
+  for (const std::size_t n : {(std::size_t{1} << (from - 1)) + 1, (std::size_t{1} << from) - 3,
+                              (std::size_t{1} << from) + 12345, (std::size_t{1} << 21) - 1}) {
+    for (const unsigned sms : {132u, 300u}) {  // 300: the first pass split up to 2^20 + 2^19
+      for (const distribution d : tools::all_distributions) {
+        expect_in_cache_merge_plan_sorts<std::int64_t, ascending_less>(n, d, sms);
+        expect_in_cache_merge_plan_sorts<double, descending_less>(n, d, sms);
+      }
     }
     expect_in_cache_merge_plan_sorts<std::uint64_t, descending_less>(n, distribution::uniform);
     expect_in_cache_merge_plan_sorts<double, ascending_less>(n, distribution::nan);
@@ -642,10 +655,13 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   // The shapes with 64 registers of keys a thread: 9 and 10 rows of 4-byte keys (64- and 32-byte
   // segments, swizzled shared memory), 7 and 8 rows of 8-byte keys.
   for (const unsigned rows : {9u, 10u}) {
-    expect_gather_shape<std::int32_t, ascending_less>(tuning::optimized<4>::warp_stages, rows);
+    expect_gather_shape<std::int32_t, ascending_less>(tuning::optimized<4>::warp_stages, rows, 0);
   }
-  for (const unsigned rows : {7u, 8u}) {
-    expect_gather_shape<double, descending_less>(tuning::optimized<8>::warp_stages, rows);
+  for (const unsigned tile_log2 : {0u, tuning::optimized<8>::few_tiles_gather_log2}) {
+    for (const unsigned rows : {7u, 8u}) {
+      expect_gather_shape<double, descending_less>(tuning::optimized<8>::warp_stages, rows,
+                                                   tile_log2);
+    }
   }
   expect_tail<std::int32_t, ascending_less>();
   expect_tail<double, descending_less>();
@@ -663,8 +679,13 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
                                                     distribution::few);
   expect_scratch_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 18) + 1);
   expect_scratch_plan_sorts<double, ascending_less>((std::size_t{1} << 17) + 5);  // words
-  expect_in_cache_merge_plan_sorts<double, descending_less>((std::size_t{1} << 18) + 5,
-                                                            distribution::nan);
+  expect_in_cache_merge_plan_sorts<double, descending_less>(
+      (std::size_t{1} << (tuning::optimized<8>::merge_min_log2 - 1)) + 5, distribution::nan);
+  // A plan for few tiles of 8-byte keys: warps and rest tiles of 16 keys a thread, gathers on the
+  // few-tiles plans' tiles, warp tails.
+  expect_plan_sorts<std::int64_t, descending_less>((std::size_t{1} << 16) + 3, {21, 132},
+                                                   "few-tiles plan", plan::scratch_use::allowed,
+                                                   distribution::uniform);
   // The split plans: the split's four kernels, then buckets of one to eight tiles, and equality
   // buckets of equal and few keys.
   expect_split_bucket_plan_sorts<std::int32_t, descending_less>((std::size_t{1} << 19) + 7,
