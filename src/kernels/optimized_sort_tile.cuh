@@ -120,7 +120,7 @@ __device__ void stages(Tile& tile, Less less, unsigned stop = Last) {
 }
 
 //! Which part of the first pass a launch runs: stages First..Last on tiles of 2^TileLog2 keys
-//! held by blocks of 2^(TileLog2 - 5) threads.
+//! held by blocks of 2^(TileLog2 - RegisterBits) threads.
 template <class Key, unsigned TileLog2, unsigned First, unsigned Last, unsigned MinBlocks,
           unsigned RegisterBits = 5>
 struct part {

@@ -24,7 +24,7 @@
 
 namespace bitonic::kernels {
 
-//! Which five bits of the tile index a thread's register number holds.
+//! Which R bits of the tile index a thread's register number holds.
 enum class layout { registers_low, registers_mid, registers_high };
 
 template <class Key, unsigned TileLog2 = tuning::optimized<sizeof(Key)>::tile_log2,
@@ -227,17 +227,15 @@ struct register_tile {
     }
   }
 
-  //! Steps on bits Hi..0 of a warp's keys (Hi < warp_log2) in the mid layout (bits 5 and up)
-  //! and then the low one, where they end.
+  //! Steps on bits Hi..0 of a warp's keys, from the mid layout (bits Hi..5) to the low one
+  //! (bits 4..0), where they end.
   template <int Hi, class Less>
   __device__ void steps_in_warp(Less less) {
-    static_assert(Hi < int(warp_log2), "a warp's bits");
-    if constexpr (Hi >= 5) {
-      steps<layout::registers_mid, Hi, 5>(less);
-      exchange<layout::registers_mid, layout::registers_low>();
-    }
-    lane_steps<(Hi < 4 ? Hi : 4), int(R)>(less);
-    steps<layout::registers_low, (Hi < int(R) ? Hi : int(R) - 1), 0>(less);
+    static_assert(Hi >= 5 && Hi < int(warp_log2), "bits of a warp's keys, from the mid layout's");
+    steps<layout::registers_mid, Hi, 5>(less);
+    exchange<layout::registers_mid, layout::registers_low>();
+    lane_steps<4, int(R)>(less);
+    steps<layout::registers_low, int(R) - 1, 0>(less);
   }
 
   //! Steps on bits Hi..0 in three register rounds, starting in the high layout (Hi >= warp_log2)
