@@ -113,11 +113,16 @@ struct optimized {
           ? 2 * (gather_narrow_keys_log2 + 1) - 2
           : tile_log2 - 1 - least_segment_log2;
   //! In plans for few tiles the first pass's second part (the rest) sorts up to
-  //! 2^few_tiles_rest_log2 keys, and gathers take tiles of 2^few_tiles_gather_log2 keys: smaller
-  //! tiles are more blocks on more SMs, where a lone tile's chain of steps is the pass's time
-  //! (8-byte keys, 2^15..2^18: docs/PERFORMANCE.md log 65).
+  //! 2^few_tiles_rest_log2 keys, and gathers of up to few_tiles_gather_steps_max rows take tiles
+  //! of 2^few_tiles_gather_log2 keys: smaller tiles are more blocks on more SMs, where a lone
+  //! tile's chain of steps is the pass's time (docs/PERFORMANCE.md logs 65 and 66). Rest tiles of
+  //! 4-byte keys stay whole: their 2^14 keys need 32 a thread, and 2^13 lost (log 65).
   static constexpr unsigned few_tiles_rest_log2 = KeyBytes == 4 ? tile_log2 : 12;
-  static constexpr unsigned few_tiles_gather_log2 = KeyBytes == 4 ? tile_log2 : 11;
+  static constexpr unsigned few_tiles_gather_log2 = KeyBytes == 4 ? 12 : 11;
+  static constexpr unsigned few_tiles_gather_steps_max =
+      gather_steps_max < few_tiles_gather_log2 - 1 - least_segment_log2
+          ? gather_steps_max
+          : few_tiles_gather_log2 - 1 - least_segment_log2;
   static_assert(
       few_tiles_rest_log2 > warp_block_log2 && few_tiles_rest_log2 <= tile_log2 &&
           few_tiles_gather_log2 > warp_stages + 1 && few_tiles_gather_log2 <= tile_log2,
@@ -349,6 +354,10 @@ constexpr unsigned optimized_few_tiles_rest_log2(std::size_t key_bytes) {
 constexpr unsigned optimized_few_tiles_gather_log2(std::size_t key_bytes) {
   return for_key_bytes<optimized>(key_bytes,
                                   [](auto t) { return decltype(t)::few_tiles_gather_log2; });
+}
+constexpr unsigned optimized_few_tiles_gather_steps_max(std::size_t key_bytes) {
+  return for_key_bytes<optimized>(key_bytes,
+                                  [](auto t) { return decltype(t)::few_tiles_gather_steps_max; });
 }
 constexpr unsigned cluster_sort_log2_max(std::size_t key_bytes) {
   return for_key_bytes<cluster_sort>(key_bytes,

@@ -116,9 +116,10 @@ std::vector<pass> optimized_passes(unsigned k, std::size_t key_bytes, unsigned b
     }
     passes.insert(passes.end(), chosen.begin(), chosen.end());
   }
-  if (split) {
+  if (split) {  // gathers that the few-tiles plans' smaller tiles hold take them
     for (pass& ps : passes) {
-      if (ps.kind == pass_kind::gather_steps) {
+      if (ps.kind == pass_kind::gather_steps &&
+          ps.steps() <= tuning::optimized_few_tiles_gather_steps_max(key_bytes)) {
         ps.span_log2 = tuning::optimized_few_tiles_gather_log2(key_bytes);
       }
     }

@@ -104,9 +104,11 @@ template <class Key, class Less>
 void expect_gather_shapes(unsigned max_rows) {
   using T = tuning::optimized<sizeof(Key)>;
   for (const unsigned tile_log2 : {T::tile_log2, T::few_tiles_gather_log2}) {
+    const unsigned most_rows = std::min(
+        max_rows, tile_log2 == T::tile_log2 ? T::gather_steps_max : T::few_tiles_gather_steps_max);
     for (const unsigned lo : {tile_log2, T::warp_stages}) {
       const unsigned min_rows = lo >= tile_log2 ? 1 : tile_log2 - lo;
-      for (unsigned rows = min_rows; rows <= max_rows; ++rows) {
+      for (unsigned rows = min_rows; rows <= most_rows; ++rows) {
         ASSERT_TRUE(kernels::optimized_gather::runs<Key>(step{lo + rows, lo + rows - 1},
                                                          step{lo + rows, lo}, tile_log2));
         expect_gather_shape<Key, Less>(lo, rows, tile_log2);
@@ -656,6 +658,10 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
   // segments, swizzled shared memory), 7 and 8 rows of 8-byte keys.
   for (const unsigned rows : {9u, 10u}) {
     expect_gather_shape<std::int32_t, ascending_less>(tuning::optimized<4>::warp_stages, rows, 0);
+  }
+  for (const unsigned rows : {7u, 8u}) {  // 64- and 32-byte segments on the few-tiles tiles
+    expect_gather_shape<std::int32_t, ascending_less>(tuning::optimized<4>::warp_stages, rows,
+                                                      tuning::optimized<4>::few_tiles_gather_log2);
   }
   for (const unsigned tile_log2 : {0u, tuning::optimized<8>::few_tiles_gather_log2}) {
     for (const unsigned rows : {7u, 8u}) {
