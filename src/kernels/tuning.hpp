@@ -58,8 +58,8 @@ BITONIC_HOST_DEVICE constexpr unsigned register_tile_padded(unsigned i, unsigned
 }
 
 //! The optimized path. Its first-pass and tail kernels hold a tile in registers, 32 keys a thread
-//! (register_tile.cuh), and move keys between register layouts through a padded shared-memory
-//! tile of 64 KiB (opt-in shared memory).
+//! (16 in the 8-byte plans for few tiles; register_tile.cuh), and move keys between register
+//! layouts through a padded shared-memory tile of 64 KiB (opt-in shared memory).
 template <std::size_t KeyBytes>
 struct optimized {
   static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
