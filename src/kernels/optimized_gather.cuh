@@ -256,20 +256,18 @@ void launch_shape(Key* keys, index_t n, key_rows rows, unsigned low_step, Less l
 }
 
 //! Whether the kernel runs steps first..last on tiles of 2^tile_log2 keys (0: a whole tile's, else
-//! the few-tiles plans' few_tiles_gather_log2): one stage's, at most gather_steps_max (on the
-//! few-tiles plans' tiles few_tiles_gather_steps_max), distances from a tile up, or (as plans for
-//! few tiles have them) from a warp's keys up, as long as a row block (rows 2^last apart) holds a
-//! tile.
+//! the few-tiles plans' few_tiles_gather_log2): one stage's, at most gather_rows_max of the tile,
+//! distances from a tile up, or (as plans for few tiles have them) from a warp's keys up, as long
+//! as a row block (rows 2^last apart) holds a tile.
 template <class Key>
 bool runs(network::step first, network::step last, unsigned tile_log2 = 0) {
   using T = tuning::optimized<sizeof(Key)>;
   const unsigned rows = first.distance_log2 - last.distance_log2 + 1;
   const unsigned tile = tile_log2 == 0 ? T::tile_log2 : tile_log2;
-  const bool whole = tile == T::tile_log2;
   return first.stage == last.stage && first.distance_log2 >= last.distance_log2 &&
-         rows <= (whole ? T::gather_steps_max : T::few_tiles_gather_steps_max) &&
-         last.distance_log2 >= T::warp_stages && last.distance_log2 + rows >= tile &&
-         (whole || tile == T::few_tiles_gather_log2);
+         rows <= T::gather_rows_max(tile) && last.distance_log2 >= T::warp_stages &&
+         last.distance_log2 + rows >= tile &&
+         (tile == T::tile_log2 || tile == T::few_tiles_gather_log2);
 }
 
 //! Runs steps first..last (see `runs`) in one pass on the n positions of `rows` (launch.cuh).
@@ -281,9 +279,7 @@ void launch(Key* keys, index_t n, key_rows rows, network::step first, network::s
   if (!runs<Key>(first, last, tile_log2)) {
     throw error("bitonic: internal error: gather pass outside the kernel's shape");
   }
-  const auto on_tiles = [&]<unsigned Tile, unsigned MaxRows>(
-                            std::integral_constant<unsigned, Tile>,
-                            std::integral_constant<unsigned, MaxRows>) {
+  const auto on_tiles = [&]<unsigned Tile>(std::integral_constant<unsigned, Tile>) {
     const auto pick = [&]<unsigned... R>(std::integer_sequence<unsigned, R...>) {
       ((steps == R + 1 ? (first.is_flip() ? launch_shape<Key, R + 1, true, Tile>(
                                                 keys, n, rows, last.distance_log2, less, stream)
@@ -292,14 +288,12 @@ void launch(Key* keys, index_t n, key_rows rows, network::step first, network::s
                        : void()),
        ...);
     };
-    pick(std::make_integer_sequence<unsigned, MaxRows>{});
+    pick(std::make_integer_sequence<unsigned, T::gather_rows_max(Tile)>{});
   };
   if (tile_log2 == 0 || tile_log2 == T::tile_log2) {
-    on_tiles(std::integral_constant<unsigned, T::tile_log2>{},
-             std::integral_constant<unsigned, T::gather_steps_max>{});
+    on_tiles(std::integral_constant<unsigned, T::tile_log2>{});
   } else if constexpr (T::few_tiles_gather_log2 != T::tile_log2) {
-    on_tiles(std::integral_constant<unsigned, T::few_tiles_gather_log2>{},
-             std::integral_constant<unsigned, T::few_tiles_gather_steps_max>{});
+    on_tiles(std::integral_constant<unsigned, T::few_tiles_gather_log2>{});
   }
 }
 

@@ -106,12 +106,15 @@ struct optimized {
   static constexpr unsigned least_segment_log2 = full_segment_log2 - 2;  // 32 bytes, one sector
   static_assert((1u << full_segment_log2) * KeyBytes == 128, "a full segment is 128 bytes");
   static constexpr unsigned gather_narrow_keys_log2 = KeyBytes == 4 ? 5 : 4;  // 32 registers
-  //! The most steps a gather pass runs: two rounds of 64 registers of keys, and rows times two
-  //! one-sector segments within a tile (10 for 4-byte keys, 8 for 8-byte).
-  static constexpr unsigned gather_steps_max =
-      2 * (gather_narrow_keys_log2 + 1) - 2 < tile_log2 - 1 - least_segment_log2
-          ? 2 * (gather_narrow_keys_log2 + 1) - 2
-          : tile_log2 - 1 - least_segment_log2;
+  //! The most steps a gather pass runs on tiles of 2^gather_tile_log2 keys: two rounds of 64
+  //! registers of keys, and rows times two one-sector segments within the tile.
+  static constexpr unsigned gather_rows_max(unsigned gather_tile_log2) {
+    return 2 * (gather_narrow_keys_log2 + 1) - 2 < gather_tile_log2 - 1 - least_segment_log2
+               ? 2 * (gather_narrow_keys_log2 + 1) - 2
+               : gather_tile_log2 - 1 - least_segment_log2;
+  }
+  //! On whole tiles: 10 for 4-byte keys, 8 for 8-byte.
+  static constexpr unsigned gather_steps_max = gather_rows_max(tile_log2);
   //! In plans for few tiles the first pass's second part (the rest) sorts up to
   //! 2^few_tiles_rest_log2 keys, and gathers of up to few_tiles_gather_steps_max rows take tiles
   //! of 2^few_tiles_gather_log2 keys: smaller tiles are more blocks on more SMs, where a lone
@@ -119,10 +122,7 @@ struct optimized {
   //! 4-byte keys stay whole: their 2^14 keys need 32 a thread, and 2^13 lost (log 65).
   static constexpr unsigned few_tiles_rest_log2 = KeyBytes == 4 ? tile_log2 : 12;
   static constexpr unsigned few_tiles_gather_log2 = KeyBytes == 4 ? 12 : 11;
-  static constexpr unsigned few_tiles_gather_steps_max =
-      gather_steps_max < few_tiles_gather_log2 - 1 - least_segment_log2
-          ? gather_steps_max
-          : few_tiles_gather_log2 - 1 - least_segment_log2;
+  static constexpr unsigned few_tiles_gather_steps_max = gather_rows_max(few_tiles_gather_log2);
   static_assert(
       few_tiles_rest_log2 > warp_block_log2 && few_tiles_rest_log2 <= tile_log2 &&
           few_tiles_gather_log2 > warp_stages + 1 && few_tiles_gather_log2 <= tile_log2,
@@ -136,7 +136,7 @@ struct optimized {
     static constexpr unsigned min_blocks = 2;  // caps registers at 64 or 128 (32 or 64 of keys)
     static constexpr unsigned segment_log2 =
         full_segment_log2 < TileLog2 - 1 - Rows ? full_segment_log2 : TileLog2 - 1 - Rows;
-    static constexpr std::size_t smem_bytes = std::size_t{1} << TileLog2 << (KeyBytes == 4 ? 2 : 3);
+    static constexpr std::size_t smem_bytes = (std::size_t{1} << TileLog2) * KeyBytes;
     static_assert(Rows >= 1 && Rows <= 2 * keys_log2 - 2, "more rows than two register rounds");
     static_assert(segment_log2 >= least_segment_log2, "segments of at least one sector");
   };
