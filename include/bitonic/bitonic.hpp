@@ -368,7 +368,9 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
 //! two floats as uint64_t).
 //!
 //! How: 4-byte keys with 4-byte values, not stable: each record becomes one 64-bit word (the
-//! key's order word high, the value low), sorted with the 8-byte network and split again.
+//! key's order word high, the value low), sorted with the 8-byte network and split again; from
+//! 2^23 records (where the word sort splits into buckets) the split makes the words as it reads
+//! the two arrays and the last passes write keys and values back apart, with no pass of their own.
 //! Otherwise an argsort (see below) and the values, and keys that the words cannot give back
 //! (stable float keys, 8-byte keys), gathered in that order. Asynchronous on opt.stream like
 //! `sort`. Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch (8 bytes a pair,
@@ -395,7 +397,9 @@ std::size_t pairs_workspace_bytes(std::size_t n, const options& opt = {});
 //! descending) and its position make a 64-bit word; sorting those with the 8-byte network orders
 //! by key and then by position. 8-byte keys take two such sorts, the low half of the key's word
 //! first, then the high half (least significant digit first; each sort is stable, so the second
-//! keeps the first's order among equal high halves). Asynchronous on opt.stream like `sort`.
+//! keeps the first's order among equal high halves). 4-byte keys from 2^23 (where the word sort
+//! splits into buckets): the split reads the keys and the last passes write the indices (and
+//! the sorted keys of integers) directly. Asynchronous on opt.stream like `sort`.
 //! Memory: argsort_workspace_bytes<Key, Index>(n, opt) bytes of scratch (8 bytes a key plus the
 //! 8-byte sort's; 4 more for 8-byte keys), from opt.workspace or the library's pool.
 //!

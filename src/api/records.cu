@@ -4,7 +4,10 @@
 // size for the gathers) and no copy of the network's kernels. Their batched forms
 // (sort_batched_pairs, argsort_batched) are the same with sort_batched<uint64_t> as the word
 // sort: the words' positions are global, so the gathers do not change, and within an array they
-// keep equal keys in input order as they do in one array.
+// keep equal keys in input order as they do in one array. Where the word sort splits into buckets
+// (from 2^23 words), 4-byte keys skip the words' own passes: the split reads the keys (and 4-byte
+// values) from the caller's arrays and the buckets' last passes write keys and values or indices
+// there (kernels/record_io.cuh); unstable pairs and argsort take that way.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include "api/workspace.hpp"
 #include "bitonic/bitonic.hpp"
 #include "bitonic/cuda_helpers.hpp"
+#include "kernels/record_io.cuh"
 #include "kernels/records.cuh"
 #include "kernels/rows.hpp"
 #include "kernels/tuning.hpp"
@@ -154,6 +158,25 @@ struct record_buffers {
   }
 };
 
+//! The record_io (kernels/record_io.cuh) of 4-byte keys of Key read from keys_in with values_in
+//! (null: positions) beside them, written to keys_out (null: none) and values_out (value_bytes
+//! each), as class words when by_class, in `direction`.
+template <class Key>
+kernels::record_io record_io_of(const Key* keys_in, const std::uint32_t* values_in, Key* keys_out,
+                                void* values_out, std::size_t value_bytes, bool by_class,
+                                order direction) {
+  static_assert(sizeof(Key) == 4, "4-byte keys beside their values in a 64-bit word");
+  kernels::record_io io;
+  io.keys_in = reinterpret_cast<const std::uint32_t*>(keys_in);
+  io.values_in = values_in;
+  io.keys_out = reinterpret_cast<std::uint32_t*>(keys_out);
+  io.values_out = values_out;
+  io.value_bytes = unsigned(value_bytes);
+  io.by_class = by_class;
+  io.codec = {kernels::rows::word_map_of<Key>(), direction == order::descending ? ~0u : 0u};
+  return io;
+}
+
 //! Loads the kernels a record sort of Key launches (gathering Gathered elements; void: none),
 //! so that one CUDA cannot load fails the call before the caller's data changes.
 template <class Key, class... Gathered>
@@ -228,6 +251,14 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
                                       {d_values, n * value_bytes, "the values"}},
                                      owned, caller, sizing),
                    l, opt);
+  if constexpr (sizeof(Key) == 4 && sizeof(Value) == 4) {  // the split reads the records itself
+    if (p.values_in_words && array_size == 0 &&
+        sort_records_as_words(
+            record_io_of(d_keys, d_values, d_keys, d_values, 4, false, opt.direction), b.words, n,
+            b.sort, caller)) {
+      return;
+    }
+  }
   if (!p.keys_from_words) copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
   if (!p.values_in_words) copy_on_device(b.values_copy, d_values, n * value_bytes, opt.stream);
   const std::uint32_t* low = nullptr;
@@ -249,6 +280,32 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
     records::launch_gather(b.words, through, reinterpret_cast<const Value*>(b.values_copy),
                            d_values, n, opt.stream);
   }
+}
+
+//! The argsort of 4-byte keys where the word sort's plan splits: its split reads the keys and its
+//! last passes write the indices (and the sorted keys of integers, which decode from their class
+//! words; floats' are gathered by the indices after). Returns false, having enqueued nothing,
+//! where the plan does not split. `scratch` as argsort_records has it.
+template <class Key, class Index>
+bool argsort_by_split(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
+                      const options& opt, std::byte* scratch, const char* caller) {
+  constexpr bool keys_decode = !std::is_floating_point_v<Key>;
+  const bool gather_keys = !keys_decode && d_sorted_keys != nullptr;
+  if (gather_keys) {
+    const kernels::load_only_scope loading;
+    records::launch_gather_by_index<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
+  }
+  record_buffers b(scratch, layout_for(n, sizeof(Key), 0, 0, opt), opt);
+  if (!sort_records_as_words(record_io_of(d_keys, nullptr, keys_decode ? d_sorted_keys : nullptr,
+                                          d_indices, sizeof(Index), true, opt.direction),
+                             b.words, n, b.sort, caller)) {
+    return false;
+  }
+  if (gather_keys) {
+    records::launch_gather_by_index(reinterpret_cast<const std::uint32_t*>(d_keys), d_indices,
+                                    reinterpret_cast<std::uint32_t*>(d_sorted_keys), n, opt.stream);
+  }
+  return true;
 }
 
 //! The argsort of d_keys[0, n) into d_indices, and the sorted keys into d_sorted_keys unless that
@@ -281,6 +338,12 @@ void argsort_records(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, st
        {d_indices, n * sizeof(Index), "the indices"},
        {d_sorted_keys, d_sorted_keys != nullptr ? n * sizeof(Key) : 0, "the sorted keys"}},
       owned, caller, sizing);
+  if constexpr (sizeof(Key) == 4) {
+    if (array_size == 0 &&
+        argsort_by_split(d_keys, d_sorted_keys, d_indices, n, opt, scratch, caller)) {
+      return;
+    }
+  }
   const sorted_words sorted = argsort_words(d_keys, n, array_size, opt, scratch);
   records::launch_positions(sorted.words, sorted.through, d_indices, n, opt.stream, array_size);
   if (d_sorted_keys != nullptr) {

@@ -14,7 +14,22 @@
 #include "bitonic/cuda_helpers.hpp"
 #include "runtime/device.hpp"
 
-namespace bitonic::api {
+namespace bitonic {
+namespace kernels {
+struct record_io;
+}  // namespace kernels
+
+namespace api {
+
+//! Sorts the n records of `io` (4-byte keys with 4-byte values or positions, as 64-bit words:
+//! kernels/record_io.cuh) ascending by their words, reading and writing them in io's arrays,
+//! where the plan for n words starts with the split (dispatch::record_plan_io). `words` holds n
+//! words of scratch, and opt is the word sort's (ascending; its workspace, if any, sized by
+//! workspace_bytes<std::uint64_t>). Loads every kernel it launches before the first runs.
+//! Returns false, having enqueued nothing, where that plan does not split (the caller then packs
+//! the words and sorts them). Defined in sort_u64.cu, with the word sort.
+bool sort_records_as_words(const kernels::record_io& io, std::uint64_t* words, std::size_t n,
+                           const options& opt, const char* caller);
 
 //! Positions are 32 bits in the words, so a record sort takes at most 2^32 keys.
 inline void require_positions(std::size_t n, const char* caller) {
@@ -102,4 +117,5 @@ template <class Key>
 sorted_words argsort_words(const Key* d_keys, std::size_t n, std::size_t array_size,
                            const options& opt, std::byte* scratch);
 
-}  // namespace bitonic::api
+}  // namespace api
+}  // namespace bitonic

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -19,6 +20,7 @@
 #include "kernels/optimized_merge.cuh"
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/optimized_tail.cuh"
+#include "kernels/record_io.cuh"
 #include "kernels/rows.hpp"
 #include "kernels/sample_split.cuh"
 #include "kernels/shared_tiles.cuh"
@@ -58,11 +60,13 @@ inline unsigned bucket_merge_blocks(const plan::plan& p, const kernels::key_rows
 }
 
 //! Launches one pass of a plan for the library's own orders (ascending_less, descending_less on
-//! ordered words): keys at `at` (or `tiles_in` for a first pass) to `to`, `count` of them.
-template <class Key, class Less>
+//! ordered words): keys at `at` (or `tiles_in` for a first pass) to `to`, `count` of them. With a
+//! record_io (record_plan_io says which plans take one) the split reads the records from its
+//! arrays and each bucket's last pass writes them there.
+template <class Key, class Less, class IO>
 void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* to,
                       const Key* tiles_in, std::size_t count, index_t* splits, Less less,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, const IO& io) {
   // Where the plan keeps words (ordered_word) in memory between passes, the kernels read and write
   // them as W; each pass kind has kernels for the directions its plans use, and no others.
   using W = typename ordered_word<Key>::type;
@@ -98,7 +102,10 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
       break;
     case plan::pass_kind::sort_tiles:
-      if (ps.writes_words) {
+      if constexpr (kernels::is_record_io_v<IO>) {
+        kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, rows, ps.first, ps.last,
+                                                  less, stream, io);
+      } else if (ps.writes_words) {
         kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, rows, ps.first,
                                                   ps.last, less, stream);
       } else {
@@ -118,7 +125,11 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
     case plan::pass_kind::merge_stage: {  // reads words; never blocked
       require_split_memory<Key>(p);
       index_t* const stage_splits = splits;
-      if (!ps.writes_words) {
+      if constexpr (kernels::is_record_io_v<IO>) {
+        kernels::optimized_merge::launch_stage<Key>(static_cast<const Key*>(at), to, count, rows,
+                                                    ps.first.stage, stage_splits, less, stream,
+                                                    bucket_merge_blocks(p, rows), io);
+      } else if (!ps.writes_words) {
         kernels::optimized_merge::launch_stage<Key>(words(at), to, count, rows, ps.first.stage,
                                                     stage_splits, less, stream);
       } else {
@@ -138,7 +149,7 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
     case plan::pass_kind::split_buckets:  // never blocked: tiles_in to the scratch (to)
       kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
                                                tuning::optimized<sizeof(Key)>::tile_log2, less,
-                                               stream);
+                                               stream, io);
       break;
     case plan::pass_kind::sort_rows:  // rows plans are never blocked
       kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,
@@ -148,15 +159,36 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
   }
 }
 
+//! Whether a record sort of n words can read and write its records itself (kernels/record_io.cuh)
+//! under plan p: p starts with the split, after which every pass runs on its buckets.
+inline bool record_plan_io(const plan::plan& p) {
+  if (p.passes.empty() || p.passes.front().kind != plan::pass_kind::split_buckets ||
+      !p.blocked.empty()) {
+    return false;
+  }
+  return std::all_of(p.passes.begin() + 1, p.passes.end(), [](const plan::pass& ps) {
+    return ps.on_buckets &&
+           (ps.kind == plan::pass_kind::sort_tiles || ps.kind == plan::pass_kind::merge_stage);
+  });
+}
+
 //! Runs every pass of `p` on keys[0, p.stored_keys()). `scratch` must hold p.scratch_keys keys.
 //! With a `source` (apart from keys and scratch), the keys are read from the source instead and
 //! source is not written: by the first pass where first_pass_reads_source, else by a copy first.
-//! Blocked passes run in their lanes (plan::pass_span), each lane on its own stream.
-//! Under a kernels::load_only_scope it only loads the kernels the passes launch: no stream or
-//! event is touched.
-template <class Key, class Less>
+//! With a record_io (Key: 64-bit words; p: record_plan_io), the records are read from and written
+//! to its arrays, and `keys` is scratch. Blocked passes run in their lanes (plan::pass_span), each
+//! lane on its own stream. Under a kernels::load_only_scope it only loads the kernels the passes
+//! launch: no stream or event is touched.
+template <class Key, class Less, class IO = kernels::keys_only>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller,
-              const Key* source = nullptr) {
+              const Key* source = nullptr, const IO& io = {}) {
+  if constexpr (kernels::is_record_io_v<IO>) {
+    static_assert(std::is_same_v<Key, std::uint64_t> && !Less::reverses,
+                  "records sort as 64-bit words, ascending");
+    if (!record_plan_io(p) || source != nullptr) {
+      throw error("bitonic: internal error: a record sort's plan that does not split");
+    }
+  }
   const bool load_only = kernels::load_only_scope::active();
   const bool first_reads_source = source != nullptr && first_pass_reads_source(p);
   if (source != nullptr && !first_reads_source && !load_only) {
@@ -211,10 +243,13 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
         throw error("bitonic: internal error: a pass a caller's order has no kernel for");
       }
     } else {
-      run_library_pass(p, ps, at, to, tiles_in, count, splits, less, stream);
+      run_library_pass(p, ps, at, to, tiles_in, count, splits, less, stream, io);
     }
   });
   lanes.join();
+  if (kernels::is_record_io_v<IO> && ends_in_scratch) {
+    throw error("bitonic: internal error: a record sort that ends in its scratch");
+  }
   if (ends_in_scratch && !load_only) {
     BITONIC_CUDA_CHECK(cudaMemcpyAsync(keys, scratch, p.stored_keys() * sizeof(Key),
                                        cudaMemcpyDeviceToDevice, caller));

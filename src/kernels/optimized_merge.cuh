@@ -32,6 +32,7 @@
 #include "bitonic/bitonic.hpp"
 #include "kernels/greatest_pad.cuh"
 #include "kernels/launch.cuh"
+#include "kernels/record_io.cuh"
 #include "kernels/register_tile.cuh"
 #include "kernels/tuning.hpp"
 #include "network/key_order.hpp"
@@ -158,13 +159,25 @@ __device__ void load_merge_slices(tile_type<Key>& tile, const Stored* in, const 
 }
 
 //! Sorts the bitonic sequence load_merge_slices loaded and stores its tile_n keys at `out`, as
-//! the keys' bits where `decode` (memory of words that a split's bucket's last pass fills).
-template <class Key, class Stored, class Less>
+//! the keys' bits where `decode` (memory of words that a split's bucket's last pass fills), or
+//! there as a record sort's keys and values (record_io, `out` at place `at` of its arrays).
+template <class Key, class Stored, class Less, class IO = keys_only>
 __device__ void merge_and_store(tile_type<Key>& tile, Stored* out, index_t tile_n, Less less,
-                                bool decode = false) {
+                                bool decode = false, const IO& io = {}, index_t at = 0) {
   using Tile = tile_type<Key>;
   tile.template steps_from_high<int(Tile::tile_log2) - 1>(less);
   tile.template exchange<layout::registers_low, layout::registers_mid>();
+  if constexpr (is_record_io_v<IO>) {
+    if (decode) {
+      const auto put = [&](unsigned i, std::uint64_t w) { io.put(at + i, w); };
+      if (tile_n == Tile::keys) {
+        tile.template store_each<layout::registers_mid, true>(Tile::keys, put);
+      } else {
+        tile.template store_each<layout::registers_mid, false>(unsigned(tile_n), put);
+      }
+      return;
+    }
+  }
   if (decode) {
 #pragma unroll
     for (unsigned m = 0; m < Tile::K; ++m)
@@ -243,12 +256,12 @@ __global__ void __launch_bounds__(partition_threads)
 //! partition_kernel's splits say), merged; a tile whose run has no partner is copied. No block
 //! waits for another, so blocks' loads, steps and stores overlap as in any pass. The n positions
 //! of `rows`: each row merges its own pairs. In and Out: Key or its word (a plan keeps words
-//! between its merges).
-template <class Key, class In, class Out, class Less>
+//! between its merges). With a record_io, a bucket's last merge writes to its arrays instead.
+template <class Key, class In, class Out, class Less, class IO>
 __global__ void __launch_bounds__(tile_type<Key>::threads,
                                   tuning::optimized<sizeof(Key)>::tile_min_blocks)
     merge_stage_kernel(const In* in, Out* out, index_t n, key_rows rows, run_pairs pairs,
-                       const index_t* splits, Less less) {
+                       const index_t* splits, Less less, IO io) {
   using Tile = tile_type<Key>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Tile tile;
@@ -282,11 +295,17 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
               unsigned(m.keys), less);
         }
       }
-      merge_and_store(tile, row_out + tile_begin, stored, less, decode);
+      merge_and_store(tile, row_out + tile_begin, stored, less, decode, io, r.base + tile_begin);
     } else {
       const index_t end = r.length - tile_begin < Tile::keys ? r.length : tile_begin + Tile::keys;
       for (index_t i = tile_begin + threadIdx.x; i < end; i += Tile::threads) {
         const auto word = word_of<Key>(row_in[i]);
+        if constexpr (is_record_io_v<IO>) {
+          if (decode) {
+            io.put(r.base + i, word);
+            continue;
+          }
+        }
         if constexpr (runs_buckets<Key, In, Out>) {
           row_out[i] = decode ? key_bits<Key>(word) : word;
         } else {
@@ -342,10 +361,13 @@ void launch_partition(const In* in, const In* other, index_t n, key_rows rows, r
 
 //! Merges the run pairs of the n positions of `rows` (key_rows{n}: in[0, n)) into out (another
 //! buffer), one block a tile; `splits` holds split_count<Key>(n) entries. In and Out: Key or its
-//! word.
-template <class Key, class In, class Out, class Less>
+//! word. With a record_io, the buckets whose last merge this is go to its arrays instead.
+template <class Key, class In, class Out, class Less, class IO = keys_only>
 void launch_merge(const In* in, Out* out, index_t n, key_rows rows, run_pairs pairs,
-                  index_t* splits, Less less, cudaStream_t stream, unsigned most_blocks = 0) {
+                  index_t* splits, Less less, cudaStream_t stream, unsigned most_blocks = 0,
+                  IO io = {}) {
+  static_assert(!is_record_io_v<IO> || runs_buckets<Key, In, Out>,
+                "records go to their arrays from a split's buckets only");
   using Tile = tile_type<Key>;
   const In* other = nullptr;  // where a bucket's merge reads when not from `in`
   if constexpr (runs_buckets<Key, In, Out>) other = out;
@@ -354,22 +376,23 @@ void launch_merge(const In* in, Out* out, index_t n, key_rows rows, run_pairs pa
   } else {
     launch_partition<Key, 32>(in, other, n, rows, pairs, splits, less, stream);
   }
-  launch_on_tiles_at_most<Tile, merge_stage_kernel<Key, In, Out, Less>>(
+  launch_on_tiles_at_most<Tile, merge_stage_kernel<Key, In, Out, Less, IO>>(
       n, most_blocks, stream, "cudaFuncSetAttribute(optimized merge_stage_kernel shared memory)",
       "optimized merge_stage_kernel launch", in, out, n, rows, pairs,
-      static_cast<const index_t*>(splits), less);
+      static_cast<const index_t*>(splits), less, io);
 }
 
 //! Runs stage `stage` (past the tile) on the n positions of `rows` from `in`, whose runs of
 //! 2^(stage - 1) keys (counted in each row) are sorted, to `out` (another buffer). In and Out:
 //! Key or its word, so that a plan can keep words between its passes. At most most_blocks blocks
-//! (0: no cap; see launch_on_tiles_at_most).
-template <class Key, class In, class Out, class Less>
+//! (0: no cap; see launch_on_tiles_at_most); a record_io as launch_merge's.
+template <class Key, class In, class Out, class Less, class IO = keys_only>
 void launch_stage(const In* in, Out* out, index_t n, key_rows rows, unsigned stage, index_t* splits,
-                  Less less, cudaStream_t stream, unsigned most_blocks = 0) {
+                  Less less, cudaStream_t stream, unsigned most_blocks = 0, IO io = {}) {
   if (stage <= tile_type<Key>::tile_log2)
     throw error("bitonic: internal error: a merged stage within a tile");
-  launch_merge<Key>(in, out, n, rows, run_pairs::stage(stage), splits, less, stream, most_blocks);
+  launch_merge<Key>(in, out, n, rows, run_pairs::stage(stage), splits, less, stream, most_blocks,
+                    io);
 }
 
 }  // namespace bitonic::kernels::optimized_merge

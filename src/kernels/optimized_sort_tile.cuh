@@ -26,6 +26,7 @@
 
 #include "bitonic/bitonic.hpp"
 #include "kernels/launch.cuh"
+#include "kernels/record_io.cuh"
 #include "kernels/register_tile.cuh"
 #include "kernels/tuning.hpp"
 #include "network/key_order.hpp"
@@ -156,9 +157,9 @@ __device__ inline unsigned partial_tile_stages(unsigned tile_n, unsigned last) {
   return stages < last ? stages : last;
 }
 
-template <class Key, class In, class Out, class Part, class Less>
+template <class Key, class In, class Out, class Part, class Less, class IO>
 __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
-    sort_tiles_kernel(const In* in, Out* keys, index_t n, key_rows rows, Less less) {
+    sort_tiles_kernel(const In* in, Out* keys, index_t n, key_rows rows, Less less, IO io) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using lay = layout;
   typename Part::tile_type tile;
@@ -193,9 +194,17 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
         if constexpr (sizeof(In) == sizeof(Out) &&
                       std::is_same_v<Out, typename ordered_word<Key>::type>) {
           // A split's bucket (key_rows::bucket_step): its first pass sorts in place where its
-          // merges are odd in number, and alone decodes the words where it has none.
+          // merges are odd in number, and alone decodes the words where it has none (a record
+          // sort's writes its keys and values apart).
           const key_rows::bucket_step step = rows.step_of(row);
           if (!step.to_destination) out = reinterpret_cast<Out*>(const_cast<In*>(in));
+          if constexpr (is_record_io_v<IO>) {
+            if (step.last) {
+              tile.template store_each<lay::registers_mid, Full>(
+                  tile_n, [&](unsigned i, std::uint64_t w) { io.put(base + i, w); });
+              return;
+            }
+          }
           if (step.last) {
 #pragma unroll
             for (unsigned m = 0; m < tile.K; ++m)
@@ -247,15 +256,16 @@ bool runs(network::step first, network::step last, index_t n) {
 //! Runs the pass first..last (see `runs`) on the n positions of `rows` (launch.cuh) in `in`
 //! under `less`: every tile (the last of a row may be partial) gets the pass's stages and goes to
 //! the same place in `keys`, which may be `in`. In and Out are Key or its word
-//! (register_tile::load and store): a plan may store words for the passes after this one.
-template <class Key, class In, class Out, class Less>
+//! (register_tile::load and store): a plan may store words for the passes after this one. With a
+//! record_io, the buckets that end here go to its arrays instead.
+template <class Key, class In, class Out, class Less, class IO = keys_only>
 void launch(const In* in, Out* keys, index_t n, key_rows rows, network::step first,
-            network::step last, Less less, cudaStream_t stream) {
+            network::step last, Less less, cudaStream_t stream, IO io = {}) {
   const bool known = with_part<Key>(first, last, n, [&](auto part) {
     using Part = decltype(part);
-    launch_on_tiles<typename Part::tile_type, sort_tiles_kernel<Key, In, Out, Part, Less>>(
+    launch_on_tiles<typename Part::tile_type, sort_tiles_kernel<Key, In, Out, Part, Less, IO>>(
         n, stream, "cudaFuncSetAttribute(optimized sort_tiles_kernel shared memory)",
-        "optimized sort_tiles_kernel launch", in, keys, n, rows, less);
+        "optimized sort_tiles_kernel launch", in, keys, n, rows, less, io);
   });
   if (!known) throw error("bitonic: internal error: not a first pass nor a part of one");
 }

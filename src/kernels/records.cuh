@@ -104,6 +104,18 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+//! out[i] = in[indices[i]]: 4-byte keys moved as bits by an argsort's indices (records sorted by
+//! record_io, which leaves no words to read the positions from).
+template <class Index>
+__global__ void __launch_bounds__(block_threads)
+    gather_by_index_kernel(const std::uint32_t* in, const Index* indices, std::uint32_t* out,
+                           index_t n) {
+  for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
+       i += index_t{gridDim.x} * block_threads) {
+    out[i] = in[indices[i]];
+  }
+}
+
 //! Enqueues record_words_kernel on `stream` (only loads it under a load_only_scope).
 template <class Key>
 void launch_record_words(const Key* keys, const std::uint32_t* from, const std::uint32_t* low,
@@ -134,6 +146,14 @@ void launch_gather(const std::uint64_t* words, const std::uint32_t* through, con
                    Bits* out, index_t n, cudaStream_t stream) {
   launch_plain(gather_kernel<Bits>, grid_blocks(n, block_threads), block_threads, stream,
                "records gather_kernel launch", words, through, in, out, n);
+}
+
+//! Enqueues gather_by_index_kernel on `stream` (only loads it under a load_only_scope).
+template <class Index>
+void launch_gather_by_index(const std::uint32_t* in, const Index* indices, std::uint32_t* out,
+                            index_t n, cudaStream_t stream) {
+  launch_plain(gather_by_index_kernel<Index>, grid_blocks(n, block_threads), block_threads, stream,
+               "records gather_by_index_kernel launch", in, indices, out, n);
 }
 
 }  // namespace bitonic::kernels::records

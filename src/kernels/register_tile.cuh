@@ -134,6 +134,17 @@ struct register_tile {
     }
   }
 
+  //! Calls put(i, word) for tile index i of every key below tile_n, from layout L (a record
+  //! sort's last pass writes keys and values apart: record_io::put).
+  template <layout L, bool Full, class Put>
+  __device__ void store_each(unsigned tile_n, Put put) {
+    refresh_thread();
+#pragma unroll
+    for (unsigned m = 0; m < K; ++m) {
+      if (Full || index<L>(m) < tile_n) put(index<L>(m), r[m]);
+    }
+  }
+
   //! Moves the keys from layout From to layout To. padded() of a sum of numbers without common
   //! bits is the sum of their padded()s, so every access is a base register plus a constant.
   template <layout From, layout To>

@@ -18,6 +18,8 @@
 //   (a counting sort in shared memory) and writes each bucket's run of the tile coalesced.
 // At 2^27 keys this replaces 6 merge passes: 13 merge stages past a tile become 7 over buckets of
 // ~2^20 keys (docs/PERFORMANCE.md log 57, with the probes before it).
+// The split reads its input through split_input: the keys, or a record sort's words made from the
+// caller's arrays as they are read (record_io.cuh).
 // Equality buckets (as IPS4o's): where the sample repeats a splitter, the bucket between two equal
 // splitters is empty by the descent (its range [s, s) holds nothing), so keys equal to the last of
 // them go there instead of to the bucket after it; such a bucket holds equal keys only and needs no
@@ -33,6 +35,7 @@
 
 #include "kernels/buckets.hpp"
 #include "kernels/launch.cuh"
+#include "kernels/record_io.cuh"
 #include "kernels/tuning.hpp"
 #include "network/key_order.hpp"
 #include "network/network.hpp"
@@ -123,29 +126,49 @@ struct shared_splitters {
   }
 };
 
-//! Loads a tile's keys from tile[0, tile_n): a thread's key k from tile[k * threads + thread],
-//! so that a warp's loads are consecutive, every address an immediate offset of one pointer;
-//! keys past tile_n are left alone.
-template <class Tuning, class Key>
-__device__ __forceinline__ void load_tile(Key (&keys)[Tuning::keys_per_thread], const Key* tile,
+//! What the split reads: keys (keys_only), or the 64-bit words of a record sort, made from the
+//! caller's keys and values as they are read (record_io).
+template <class Key, class IO>
+struct split_input {
+  const Key* keys = nullptr;
+  IO io{};
+
+  __device__ Key operator[](index_t i) const {
+    if constexpr (is_record_io_v<IO>) {
+      static_assert(std::is_same_v<Key, std::uint64_t>, "records split as 64-bit words");
+      return io.word(i);
+    } else {
+      return keys[i];
+    }
+  }
+};
+
+//! Loads a tile's keys from in[base, base + tile_n): a thread's key k from base + k * threads +
+//! thread, so that a warp's loads are consecutive, every address an immediate offset of one
+//! pointer; keys past tile_n are left alone.
+template <class Tuning, class Key, class IO>
+__device__ __forceinline__ void load_tile(Key (&keys)[Tuning::keys_per_thread],
+                                          const split_input<Key, IO>& in, index_t base,
                                           unsigned tile_n) {
-  const Key* const at = tile + threadIdx.x;
+  const index_t at = base + threadIdx.x;
 #pragma unroll
   for (unsigned k = 0; k < Tuning::keys_per_thread; ++k) {
-    if (k * Tuning::block_threads + threadIdx.x < tile_n) keys[k] = at[k * Tuning::block_threads];
+    if (k * Tuning::block_threads + threadIdx.x < tile_n)
+      keys[k] = in[at + k * Tuning::block_threads];
   }
 }
 
 //! Calls run(keys, tile_n) for every tile of this block's range of `ranges` in turn, its tile_n
 //! keys loaded by load_tile.
-template <class Tuning, class Key, class Run>
-__device__ void for_each_range_tile(const Key* in, block_ranges<Tuning> ranges, Run run) {
+template <class Tuning, class Key, class IO, class Run>
+__device__ void for_each_range_tile(const split_input<Key, IO>& in, block_ranges<Tuning> ranges,
+                                    Run run) {
   const index_t end = ranges.begin(blockIdx.x + 1);
   for (index_t base = ranges.begin(blockIdx.x); base < end; base += Tuning::tile_keys) {
     const unsigned tile_n =
         unsigned(end - base < Tuning::tile_keys ? end - base : Tuning::tile_keys);
     Key keys[Tuning::keys_per_thread];
-    load_tile<Tuning>(keys, in + base, tile_n);
+    load_tile<Tuning>(keys, in, base, tile_n);
     run(keys, tile_n);
   }
 }
@@ -233,9 +256,9 @@ __device__ void sort_block_words(W (&v)[Rounds], W* smem, Less less) {
 //! buckets - 1 splitters breadth-first: node i of level l (i = 2^l - 1 + p) is the in-order
 //! splitter (2p + 1) * 2^(levels - 1 - l) - 1, splitter j the sample's ((j + 1) *
 //! samples_per_bucket - 1)-th word. Fewer keys than samples are sampled several times each.
-template <class Key, class Less>
+template <class Key, class Less, class IO>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_threads)
-    sample_kernel(const Key* in, index_t n, split_memory m, Less less) {
+    sample_kernel(split_input<Key, IO> in, index_t n, split_memory m, Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
   using W = word_t<Key>;
   static_assert(T::samples % T::sample_threads == 0, "whole rounds of samples");
@@ -284,10 +307,10 @@ constexpr unsigned count_min_blocks() {
 }
 
 //! Block g of the grid: counts[b * blocks + g] = the keys of its range in bucket b.
-template <class Key, class Less>
+template <class Key, class Less, class IO>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
                                   count_min_blocks<tuning::sample_split<sizeof(Key)>>())
-    count_kernel(const Key* in, block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
+    count_kernel(split_input<Key, IO> in, block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
                  const word_t<Key>* splitters, const unsigned* equal, index_t* counts,
                  index_t* lengths, Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
@@ -375,10 +398,11 @@ __global__ void __launch_bounds__(Tuning::scan_threads)
 //! scan gave (b, g): a tile at a time, each key ranked within its bucket by a shared atomic, the
 //! tile laid out bucket by bucket in shared memory (a counting sort), then copied out with
 //! consecutive threads on consecutive positions, so that a bucket's run is written coalesced.
-template <class Key, class Less>
+template <class Key, class Less, class IO>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
                                   tuning::sample_split<sizeof(Key)>::scatter_min_blocks)
-    scatter_kernel(const Key* in, Key* out, block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
+    scatter_kernel(split_input<Key, IO> in, Key* out,
+                   block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
                    const word_t<Key>* splitters, const unsigned* equal, const index_t* offsets,
                    Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
@@ -453,26 +477,28 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
 //! the keys' words: writes the keys to out (another buffer, n keys) bucket by bucket, the same
 //! bits as in, and the table to `memory` (split_memory::bytes(n, sizeof(Key), tile_log2) bytes,
 //! 8-byte aligned; split_memory::carve(...).table() reads it). Four launches chained on
-//! `stream`; nothing is allocated or waited for on the host.
-template <class Key, class Less>
-void launch_split(const Key* in, Key* out, index_t n, void* memory, unsigned tile_log2, Less less,
-                  cudaStream_t stream) {
+//! `stream`; nothing is allocated or waited for on the host. With a record_io (Key: 64-bit
+//! words), `in` is not read: the records' words are made from the caller's arrays.
+template <class Key, class Less, class IO = keys_only>
+void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned tile_log2, Less less,
+                  cudaStream_t stream, IO io = {}) {
+  const split_input<Key, IO> in{keys, io};
   using T = tuning::sample_split<sizeof(Key)>;
   using W = word_t<Key>;
   const split_memory m = split_memory::carve(memory, n, sizeof(Key), tile_log2);
   const auto ranges = block_ranges<T>::of(n);
   W* const splitters = static_cast<W*>(m.splitters);
   constexpr std::size_t sample_bytes = std::size_t{T::samples} * sizeof(W);
-  allow_dynamic_shared_memory<sample_kernel<Key, Less>>(
+  allow_dynamic_shared_memory<sample_kernel<Key, Less, IO>>(
       sample_bytes, "cudaFuncSetAttribute(sample_split sample_kernel shared memory)");
-  launch_chained(sample_kernel<Key, Less>, 1, T::sample_threads, sample_bytes, stream,
+  launch_chained(sample_kernel<Key, Less, IO>, 1, T::sample_threads, sample_bytes, stream,
                  "sample_split sample_kernel launch", in, n, m, less);
-  launch_chained(count_kernel<Key, Less>, ranges.blocks, T::block_threads, 0, stream,
+  launch_chained(count_kernel<Key, Less, IO>, ranges.blocks, T::block_threads, 0, stream,
                  "sample_split count_kernel launch", in, ranges, static_cast<const W*>(splitters),
                  static_cast<const unsigned*>(m.equal), m.counts, m.lengths, less);
   launch_chained(scan_kernel<T>, T::buckets, T::scan_threads, 0, stream,
                  "sample_split scan_kernel launch", n, ranges.blocks, m);
-  launch_chained(scatter_kernel<Key, Less>, ranges.blocks, T::block_threads, 0, stream,
+  launch_chained(scatter_kernel<Key, Less, IO>, ranges.blocks, T::block_threads, 0, stream,
                  "sample_split scatter_kernel launch", in, out, ranges,
                  static_cast<const W*>(splitters), static_cast<const unsigned*>(m.equal),
                  static_cast<const index_t*>(m.counts), less);

@@ -290,6 +290,64 @@ TEST(RecordsFloat, ZerosAndNaNsKeepTheirInputOrder) {
   check_equivalent_bits<double>();
 }
 
+//! 4-byte keys past the word sort's split (2^23 words), where the split reads the records from the
+//! caller's arrays and each bucket's last pass writes them back apart (kernels/record_io.cuh):
+//! argsort with both index types, with and without the sorted keys, and unstable pairs, on every
+//! distribution and the zeros and NaNs of every bit pattern, both orders.
+template <class Key>
+class SplitRecords : public ::testing::Test {};
+using split_record_key_types = ::testing::Types<std::int32_t, std::uint32_t, float>;
+TYPED_TEST_SUITE(SplitRecords, split_record_key_types, test::key_type_names);
+
+template <class Key>
+void check_split_records(const std::vector<Key>& input, order direction) {
+  const std::size_t n = input.size();
+  const std::vector<std::uint64_t> want = test::stable_order(input, direction);
+  device_array<Key> keys(n);
+  device_array<Key> sorted(n);
+  device_array<std::uint32_t> indices(n);
+  device_array<std::uint64_t> wide_indices(n);
+  keys.upload(input);
+  argsort(keys.get(), indices.get(), n, {.direction = direction});
+  const std::vector<std::uint32_t> got = indices.download();
+  ASSERT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()), want));
+  argsort(keys.get(), sorted.get(), wide_indices.get(), n, {.direction = direction});
+  ASSERT_TRUE(same_bits(wide_indices.download(), want)) << "64-bit indices";
+  ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys";
+  ASSERT_TRUE(same_bits(keys.download(), input)) << "argsort changed the keys";
+  device_array<std::uint32_t> values(n);
+  values.upload(distinct_values<std::uint32_t>(n));
+  sort_pairs(keys.get(), values.get(), n, {.direction = direction});
+  ASSERT_TRUE(sorted_records(keys.download(), values.download(), input, direction));
+}
+
+TYPED_TEST(SplitRecords, TheSplitReadsAndTheLastPassesWriteTheRecords) {
+  using Key = TypeParam;
+  const std::size_t n = (std::size_t{1} << 23) + 4097;
+  for (const distribution d : tools::all_distributions) {
+    const std::uint64_t seed = test::case_seed(n, d);
+    const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+    for (const order direction : test::all_orders) {
+      SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
+      check_split_records(input, direction);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  const std::size_t power = std::size_t{1} << 24;
+  const std::uint64_t seed = test::case_seed(power, distribution::uniform);
+  SCOPED_TRACE(
+      describe(tools::type_name<Key>(), power, distribution::uniform, seed, order::ascending));
+  check_split_records(tools::generate<Key>(power, distribution::uniform, seed), order::ascending);
+}
+
+TEST(SplitRecordsFloat, ZerosAndNaNsOfEveryPattern) {
+  const std::vector<float> input = equivalent_bit_patterns<float>((std::size_t{1} << 23) + 99);
+  for (const order direction : test::all_orders) {
+    SCOPED_TRACE("order=" + std::string(test::to_string(direction)));
+    check_split_records(input, direction);
+  }
+}
+
 TEST(RecordsAlgorithms, EveryAlgorithmSortsTheWords) {
   for (const algorithm algo : test::all_algorithms) {
     for (const std::size_t n : {std::size_t{5000}, std::size_t{70001}}) {

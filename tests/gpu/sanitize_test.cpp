@@ -148,6 +148,39 @@ TEST(Sanitize, Records) {
   expect_small_record_sorts<__half, std::uint64_t>();
 }
 
+// Records past the word sort's split (kernels/record_io.cuh): the split reads them from the
+// caller's arrays and the buckets' last passes (first passes and merges) write them back apart.
+TEST(Sanitize, SplitRecords) {
+  const std::size_t n = (std::size_t{1} << 23) + 333;
+  const std::uint64_t seed = test::case_seed(n, tools::distribution::nan);
+  const std::vector<float> input = tools::generate<float>(n, tools::distribution::nan, seed);
+  test::device_array<float> keys(n);
+  test::device_array<float> sorted(n);
+  test::device_array<std::uint32_t> values(n);
+  test::device_array<std::uint64_t> indices(n);
+  std::vector<std::uint32_t> positions(n);
+  for (std::size_t i = 0; i < n; ++i)
+    positions[i] = std::uint32_t(i);
+  for (const order direction : test::all_orders) {
+    const std::vector<float> expected = tools::reference_sort(input, direction);
+    const std::string what = test::describe_case<float>(n, tools::distribution::nan, seed,
+                                                        direction, algorithm::automatic);
+    keys.upload(input);
+    argsort(keys.get(), sorted.get(), indices.get(), n, {direction});
+    EXPECT_TRUE(test::matches_reference(sorted.download(), expected)) << what << " argsort";
+    values.upload(positions);
+    sort_pairs(keys.get(), values.get(), n, {direction});
+    EXPECT_TRUE(test::matches_reference(keys.download(), expected)) << what << " sort_pairs";
+    const std::vector<std::uint32_t> moved = values.download();
+    std::vector<float> by_value(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_LT(std::size_t(moved[i]), n) << what << " sort_pairs value at " << i;
+      by_value[i] = input[moved[i]];
+    }
+    EXPECT_TRUE(test::matches_reference(by_value, expected)) << what << " sort_pairs values";
+  }
+}
+
 // sort_batched: rows of one tile pass (300 keys), staged short rows (5, 17 and 33 keys: rows
 // padded to 8 to 64 keys, 300 rows: a whole block and a partial one), the merged passes of one
 // row (2^15 for 4-byte keys, 2^14 for 8-byte), on rows with missing keys past their size (one past
