@@ -371,11 +371,12 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
 //! key's order word high, the value low), sorted with the 8-byte network and split again; from
 //! 2^23 records (where the word sort splits into buckets) the split makes the words as it reads
 //! the two arrays and the last passes write keys and values back apart, with no pass of their own.
-//! Otherwise an argsort (see below) and the values, and keys that the words cannot give back
-//! (stable float keys, 8-byte keys), gathered in that order. Asynchronous on opt.stream like
-//! `sort`. Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch (8 bytes a pair,
-//! plus copies of what is gathered, plus the 8-byte sort's), from opt.workspace or else the
-//! library's pool, as for `sort`.
+//! Otherwise (stable, 8-byte values, 8-byte keys) an argsort (see below), then the values, and
+//! the keys that the words cannot give back (stable float keys, 8-byte keys), gathered in that
+//! order (past the split, through positions that the last passes write). Asynchronous on
+//! opt.stream like `sort`. Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch (8
+//! bytes a pair, plus copies of what is gathered and 4-byte positions, plus the 8-byte sort's),
+//! from opt.workspace or else the library's pool, as for `sort`.
 //!
 //! Preconditions: as for `sort`, for both arrays, which must not overlap; n <= 2^32.
 //! Complexity: one 8-byte key sort of n words (two for 8-byte keys) plus O(n) passes.

@@ -39,11 +39,13 @@ using bits_t = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
 
 //! Where a record sort keeps its parts in its scratch, in bytes from its aligned start.
 struct record_layout {
-  std::size_t array_size = 0;   //!< batched: the words sort in arrays of this many (0: as one)
-  std::size_t words = 0;        //!< n position words
-  std::size_t sort = 0;         //!< the word sort's workspace, sort_bytes of it
-  std::size_t sort_bytes = 0;   //!< 0: the word sort works in place
-  std::size_t first_order = 0;  //!< 8-byte keys: n positions after the low halves' sort
+  std::size_t array_size = 0;  //!< batched: the words sort in arrays of this many (0: as one)
+  std::size_t words = 0;       //!< n position words
+  std::size_t sort = 0;        //!< the word sort's workspace, sort_bytes of it
+  std::size_t sort_bytes = 0;  //!< 0: the word sort works in place
+  //! n positions: 8-byte keys' after the low halves' sort; 4-byte keys' sorted ones, which the
+  //! split's word sort writes (sort_gathered_by_split) for the gathers
+  std::size_t positions = 0;
   std::size_t keys_copy = 0;    //!< the keys to gather from (sort_pairs, stable sort)
   std::size_t values_copy = 0;  //!< the values to gather from (sort_pairs)
   std::size_t bytes = 0;        //!< all of it, with workspace_alignment of slack
@@ -100,7 +102,9 @@ record_layout layout_for(std::size_t n, std::size_t key_bytes, std::size_t copy_
                                  : batched_workspace_bytes<std::uint64_t>(
                                        n / array_size, array_size, word_sort_options(opt));
   l.sort = take(l.sort_bytes);
-  if (key_bytes == 8) l.first_order = take(n * sizeof(std::uint32_t));
+  if (key_bytes == 8 || copy_key_bytes + value_bytes != 0) {
+    l.positions = take(n * sizeof(std::uint32_t));
+  }
   l.keys_copy = take(n * copy_key_bytes);
   l.values_copy = take(n * value_bytes);
   l.bytes = end + workspace_alignment;
@@ -139,7 +143,7 @@ record_layout records_layout(std::size_t n, std::size_t value_bytes, const optio
 struct record_buffers {
   std::size_t array_size;  //!< record_layout::array_size
   std::uint64_t* words;
-  std::uint32_t* first_order;
+  std::uint32_t* positions;
   std::byte* keys_copy;
   std::byte* values_copy;
   options sort;  //!< the word sort's options, on its part of the scratch
@@ -147,7 +151,7 @@ struct record_buffers {
   record_buffers(std::byte* base, const record_layout& l, const options& opt)
       : array_size(l.array_size),
         words(reinterpret_cast<std::uint64_t*>(base + l.words)),
-        first_order(reinterpret_cast<std::uint32_t*>(base + l.first_order)),
+        positions(reinterpret_cast<std::uint32_t*>(base + l.positions)),
         keys_copy(base + l.keys_copy),
         values_copy(base + l.values_copy),
         sort(word_sort_options(opt)) {
@@ -189,6 +193,10 @@ void load_record_kernels(cudaStream_t stream) {
     records::launch_positions<std::uint32_t>(nullptr, nullptr, nullptr, 0, stream);
   }
   (records::launch_gather<Gathered>(nullptr, nullptr, nullptr, nullptr, 0, stream), ...);
+  if constexpr (sizeof(Key) == 4) {  // sort_by_split's gathers
+    (records::launch_gather_by_index<Gathered, std::uint32_t>(nullptr, nullptr, nullptr, 0, stream),
+     ...);
+  }
 }
 
 //! Sorts the n words in b.words ascending: as one array, or each array of b.array_size.
@@ -216,12 +224,47 @@ const std::uint32_t* sort_words(const Key* keys, const std::uint32_t* low, std::
     records::launch_record_words(keys, nullptr, nullptr, b.words, n,
                                  {true, descending, records::half::low}, opt.stream);
     sort_record_words(b, n);
-    records::launch_positions<std::uint32_t>(b.words, nullptr, b.first_order, n, opt.stream);
-    records::launch_record_words(keys, b.first_order, nullptr, b.words, n,
+    records::launch_positions<std::uint32_t>(b.words, nullptr, b.positions, n, opt.stream);
+    records::launch_record_words(keys, b.positions, nullptr, b.words, n,
                                  {true, descending, records::half::high}, opt.stream);
     sort_record_words(b, n);
-    return b.first_order;
+    return b.positions;
   }
+}
+
+//! A record sort of 4-byte keys where the word sort's plan splits (kernels/record_io.cuh): 4-byte
+//! values that ride in the words come back beside their keys; otherwise the last passes write the
+//! sorted positions to b.positions, through which the values and the keys that do not decode
+//! (class words of floats) are gathered from their copies, which must be in place. Returns false,
+//! having enqueued nothing, where the plan does not split.
+template <class Key, class Value>
+bool sort_by_split(Key* d_keys, Value* d_values, std::size_t n, const record_plan& p,
+                   record_buffers& b, const options& opt, const char* caller) {
+  const bool gathers = !p.keys_from_words || (d_values != nullptr && !p.values_in_words);
+  if (b.array_size != 0 || (!p.values_in_words && !gathers)) return false;  // (no positions kept)
+  const std::uint32_t* values_in = nullptr;
+  void* values_out = b.positions;
+  if constexpr (sizeof(Value) == 4) {
+    if (p.values_in_words) {
+      values_in = d_values;
+      values_out = d_values;
+    }
+  }
+  if (!sort_records_as_words(record_io_of(d_keys, values_in, p.keys_from_words ? d_keys : nullptr,
+                                          values_out, 4, p.by_class, opt.direction),
+                             b.words, n, b.sort, caller)) {
+    return false;
+  }
+  if (!p.keys_from_words) {
+    records::launch_gather_by_index(reinterpret_cast<const std::uint32_t*>(b.keys_copy),
+                                    b.positions, reinterpret_cast<std::uint32_t*>(d_keys), n,
+                                    opt.stream);
+  }
+  if (d_values != nullptr && !p.values_in_words) {
+    records::launch_gather_by_index(reinterpret_cast<const Value*>(b.values_copy), b.positions,
+                                    d_values, n, opt.stream);
+  }
+  return true;
 }
 
 //! Copies `bytes` from `from` to `to` on `stream` (device to device).
@@ -251,16 +294,11 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
                                       {d_values, n * value_bytes, "the values"}},
                                      owned, caller, sizing),
                    l, opt);
-  if constexpr (sizeof(Key) == 4 && sizeof(Value) == 4) {  // the split reads the records itself
-    if (p.values_in_words && array_size == 0 &&
-        sort_records_as_words(
-            record_io_of(d_keys, d_values, d_keys, d_values, 4, false, opt.direction), b.words, n,
-            b.sort, caller)) {
-      return;
-    }
-  }
   if (!p.keys_from_words) copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
   if (!p.values_in_words) copy_on_device(b.values_copy, d_values, n * value_bytes, opt.stream);
+  if constexpr (sizeof(Key) == 4) {  // the split reads the records itself
+    if (sort_by_split(d_keys, d_values, n, p, b, opt, caller)) return;
+  }
   const std::uint32_t* low = nullptr;
   if constexpr (sizeof(Value) == 4) low = p.values_in_words ? d_values : nullptr;
   const std::uint32_t* through = sort_words(d_keys, low, n, p.by_class, b, opt);
@@ -293,7 +331,7 @@ bool argsort_by_split(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, s
   const bool gather_keys = !keys_decode && d_sorted_keys != nullptr;
   if (gather_keys) {
     const kernels::load_only_scope loading;
-    records::launch_gather_by_index<Index>(nullptr, nullptr, nullptr, 0, opt.stream);
+    records::launch_gather_by_index<std::uint32_t, Index>(nullptr, nullptr, nullptr, 0, opt.stream);
   }
   record_buffers b(scratch, layout_for(n, sizeof(Key), 0, 0, opt), opt);
   if (!sort_records_as_words(record_io_of(d_keys, nullptr, keys_decode ? d_sorted_keys : nullptr,

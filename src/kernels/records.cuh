@@ -104,12 +104,11 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-//! out[i] = in[indices[i]]: 4-byte keys moved as bits by an argsort's indices (records sorted by
-//! record_io, which leaves no words to read the positions from).
-template <class Index>
+//! out[i] = in[indices[i]]: keys or values moved as Bits through positions or an argsort's indices
+//! (records sorted through record_io leave no words to read the positions from).
+template <class Bits, class Index>
 __global__ void __launch_bounds__(block_threads)
-    gather_by_index_kernel(const std::uint32_t* in, const Index* indices, std::uint32_t* out,
-                           index_t n) {
+    gather_by_index_kernel(const Bits* in, const Index* indices, Bits* out, index_t n) {
   for (index_t i = index_t{blockIdx.x} * block_threads + threadIdx.x; i < n;
        i += index_t{gridDim.x} * block_threads) {
     out[i] = in[indices[i]];
@@ -149,11 +148,11 @@ void launch_gather(const std::uint64_t* words, const std::uint32_t* through, con
 }
 
 //! Enqueues gather_by_index_kernel on `stream` (only loads it under a load_only_scope).
-template <class Index>
-void launch_gather_by_index(const std::uint32_t* in, const Index* indices, std::uint32_t* out,
-                            index_t n, cudaStream_t stream) {
-  launch_plain(gather_by_index_kernel<Index>, grid_blocks(n, block_threads), block_threads, stream,
-               "records gather_by_index_kernel launch", in, indices, out, n);
+template <class Bits, class Index>
+void launch_gather_by_index(const Bits* in, const Index* indices, Bits* out, index_t n,
+                            cudaStream_t stream) {
+  launch_plain(gather_by_index_kernel<Bits, Index>, grid_blocks(n, block_threads), block_threads,
+               stream, "records gather_by_index_kernel launch", in, indices, out, n);
 }
 
 }  // namespace bitonic::kernels::records

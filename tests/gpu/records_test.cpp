@@ -292,7 +292,8 @@ TEST(RecordsFloat, ZerosAndNaNsKeepTheirInputOrder) {
 
 //! 4-byte keys past the word sort's split (2^23 words), where the split reads the records from the
 //! caller's arrays and each bucket's last pass writes them back apart (kernels/record_io.cuh):
-//! argsort with both index types, with and without the sorted keys, and unstable pairs, on every
+//! argsort with both index types, with and without the sorted keys, unstable pairs, and what goes
+//! through the sorted positions (stable pairs, 8-byte values, the stable float sort), on every
 //! distribution and the zeros and NaNs of every bit pattern, both orders.
 template <class Key>
 class SplitRecords : public ::testing::Test {};
@@ -319,6 +320,24 @@ void check_split_records(const std::vector<Key>& input, order direction) {
   values.upload(distinct_values<std::uint32_t>(n));
   sort_pairs(keys.get(), values.get(), n, {.direction = direction});
   ASSERT_TRUE(sorted_records(keys.download(), values.download(), input, direction));
+  // Through the positions the last passes write: stable pairs, 8-byte values, stable floats.
+  keys.upload(input);
+  values.upload(distinct_values<std::uint32_t>(n));
+  sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = true});
+  ASSERT_TRUE(same_bits(keys.download(), gathered(input, want))) << "stable pairs' keys";
+  ASSERT_TRUE(same_bits(values.download(), gathered(distinct_values<std::uint32_t>(n), want)))
+      << "stable pairs' values";
+  device_array<std::uint64_t> wide_values(n);
+  keys.upload(input);
+  wide_values.upload(distinct_values<std::uint64_t>(n));
+  sort_pairs(keys.get(), wide_values.get(), n, {.direction = direction});
+  ASSERT_TRUE(sorted_records(keys.download(), wide_values.download(), input, direction))
+      << "8-byte values";
+  if constexpr (std::is_floating_point_v<Key>) {
+    keys.upload(input);
+    sort(keys.get(), n, {.direction = direction, .stable = true});
+    ASSERT_TRUE(same_bits(keys.download(), gathered(input, want))) << "stable sort";
+  }
 }
 
 TYPED_TEST(SplitRecords, TheSplitReadsAndTheLastPassesWriteTheRecords) {

@@ -149,7 +149,8 @@ TEST(Sanitize, Records) {
 }
 
 // Records past the word sort's split (kernels/record_io.cuh): the split reads them from the
-// caller's arrays and the buckets' last passes (first passes and merges) write them back apart.
+// caller's arrays and the buckets' last passes (first passes and merges) write them back apart, or
+// (stable pairs) write the sorted positions that the gathers read.
 TEST(Sanitize, SplitRecords) {
   const std::size_t n = (std::size_t{1} << 23) + 333;
   const std::uint64_t seed = test::case_seed(n, tools::distribution::nan);
@@ -178,6 +179,16 @@ TEST(Sanitize, SplitRecords) {
       by_value[i] = input[moved[i]];
     }
     EXPECT_TRUE(test::matches_reference(by_value, expected)) << what << " sort_pairs values";
+    keys.upload(input);  // stable: positions written by the last passes, then gathers
+    values.upload(positions);
+    sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = true});
+    EXPECT_TRUE(test::matches_reference(keys.download(), expected)) << what << " stable pairs";
+    const std::vector<std::uint32_t> stable_moved = values.download();
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_LT(std::size_t(stable_moved[i]), n) << what << " stable value at " << i;
+      by_value[i] = input[stable_moved[i]];
+    }
+    EXPECT_TRUE(test::matches_reference(by_value, expected)) << what << " stable values";
   }
 }
 
