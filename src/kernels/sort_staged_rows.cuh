@@ -3,18 +3,22 @@
 // two, keys not 16-byte aligned, or rows past 128 bytes), up to tuning::staged_rows::max_row_bytes.
 // A block's rows are one contiguous run of keys: the block copies it into shared memory with
 // coalesced loads, each thread takes its row's keys from there (consecutive rows an odd number of
-// keys apart meet no bank conflicts; past 128 bytes rows of an even length of 4-byte keys stay on
-// the tile, see `takes`), pads them to 2^RowLog2 with the word that sorts last, runs the network's
-// stages on its registers and puts the row back for a coalesced store. Why it is fast: each key is
-// read and written once, at the copy bandwidth, where the register tile (sort_rows.cuh) sorted a
-// row of 17 keys as 32 and transposed it twice through shared memory (0.114 ms for 2^24 int32 keys
-// against 0.057 for rows of 32; docs/PERFORMANCE.md log 56). Words as in sort_rows.cuh
-// (word_codec): one kernel per key size and padded row width.
+// keys apart meet no bank conflicts; past 128 bytes, rows of an even length of 4-byte keys take
+// theirs as 8- or 16-byte vectors where half or a quarter of the length is odd, which spreads them
+// over the banks as well, and the other even lengths stay on the tile, see `takes`), pads them to
+// 2^RowLog2 with the word that sorts last, runs the network's stages on its registers and puts the
+// row back for a coalesced store. Why it is fast: each key is read and written once, at the copy
+// bandwidth, where the register tile (sort_rows.cuh) sorted a row of 17 keys as 32 and transposed
+// it twice through shared memory (0.114 ms for 2^24 int32 keys against 0.057 for rows of 32;
+// docs/PERFORMANCE.md log 56). Words as in sort_rows.cuh (word_codec): one kernel per key size and
+// padded row width.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "bitonic/bitonic.hpp"
 #include "kernels/launch.cuh"
@@ -37,16 +41,33 @@ struct staged_rows {
   index_t count, length;
 };
 
+//! The words a thread moves at once between its row in the staging and its registers for rows of
+//! `length` keys of W's size: 1, or for 4-byte keys past any_length_row_bytes of an even length,
+//! 2 or 4 where length / 2 or length / 4 is odd (8- and 16-byte accesses are served a half and a
+//! quarter warp at a time, so rows an odd number of vectors apart meet no bank conflicts).
+//! 0: rows of this length are not staged (the other even lengths of 4-byte keys past it).
+template <class W>
+constexpr unsigned vector_words(unsigned length) {
+  if (sizeof(W) != 4 || length * sizeof(W) <= tuning::any_length_row_bytes || length % 2 == 1) {
+    return 1;
+  }
+  return length % 4 == 2 ? 2 : length % 8 == 4 ? 4 : 0;
+}
+
 //! Threads (one a row) of a block of staged_rows_kernel<W, RowLog2>.
 template <class W, unsigned RowLog2>
 inline constexpr unsigned block_threads = tuning::block_threads(sizeof(W) << RowLog2);
 
-template <class W, unsigned RowLog2>
+template <class W, unsigned RowLog2, unsigned Vector>
 __global__ void __launch_bounds__(block_threads<W, RowLog2>)
     staged_rows_kernel(staged_rows<W> in, word_codec<W> codec) {
   constexpr unsigned row = 1u << RowLog2, threads = block_threads<W, RowLog2>;
+  static_assert(Vector == 1 || (sizeof(W) == 4 && (Vector == 2 || Vector == 4)),
+                "vectors of 8 or 16 bytes");
+  // Vector words as one access (a row's length is a multiple of Vector).
+  using vector = std::conditional_t<Vector == 4, uint4, std::conditional_t<Vector == 2, uint2, W>>;
   static_assert(sizeof(W) * threads * row <= tuning::stage_bytes, "the rows fit the staging");
-  __shared__ W staged[threads * row];
+  __shared__ __align__(16) W staged[threads * row];
   wait_for_previous_pass();
   const auto length = unsigned(in.length);
   for (index_t first = index_t{blockIdx.x} * threads; first < in.count;
@@ -58,17 +79,29 @@ __global__ void __launch_bounds__(block_threads<W, RowLog2>)
       staged[i] = keys[i];
     __syncthreads();
     W r[row];
-    const W* const mine = staged + threadIdx.x * length;
+    vector* const mine = reinterpret_cast<vector*>(staged + threadIdx.x * length);
     const bool has_row = threadIdx.x < rows;
 #pragma unroll
-    for (unsigned c = 0; c < row; ++c)
-      r[c] = has_row && c < length ? codec.encode(mine[c]) : W(~W(0));  // pads sort last
+    for (unsigned c = 0; c < row; c += Vector) {
+      W v[Vector]{};
+      if (has_row && c < length) std::memcpy(v, &mine[c / Vector], sizeof v);
+#pragma unroll
+      for (unsigned k = 0; k < Vector; ++k)
+        r[c + k] = has_row && c < length ? codec.encode(v[k]) : W(~W(0));  // pads sort last
+    }
     register_stages<RowLog2>(r, ascending_less{});
     __syncthreads();  // every row read before any is written back
     if (has_row) {
 #pragma unroll
-      for (unsigned c = 0; c < row; ++c)
-        if (c < length) staged[threadIdx.x * length + c] = codec.decode(r[c]);
+      for (unsigned c = 0; c < row; c += Vector) {
+        if (c < length) {
+          W v[Vector];
+#pragma unroll
+          for (unsigned k = 0; k < Vector; ++k)
+            v[k] = codec.decode(r[c + k]);
+          std::memcpy(&mine[c / Vector], v, sizeof v);
+        }
+      }
     }
     __syncthreads();
     for (unsigned i = threadIdx.x; i < keys_n; i += threads)
@@ -77,22 +110,23 @@ __global__ void __launch_bounds__(block_threads<W, RowLog2>)
   }
 }
 
-//! Whether rows of `length` keys of W's size are staged rows: 3 keys up to 128 bytes, and odd
-//! lengths up to max_row_bytes (8-byte keys: every length but a power of two). Rows of 2 and even
-//! lengths of 4-byte keys past 128 bytes took longer here than on the register tile (2^24 int32
-//! keys: rows of 2 0.062 against 0.054 ms; of 48 0.122 against 0.102, of 64 0.181 against 0.081:
-//! rows an even number of keys apart share banks), and padding the staging to spread them cost
-//! the odd lengths more (17 keys 0.076 -> 0.093 ms). 8-byte keys, whose 64-bit accesses meet half
-//! the conflicts, gain on even lengths but powers of two (2^24 int64 keys, staged / tile: rows of
-//! 18 0.148 / 0.217 ms, 20 0.142 / 0.202, 24 0.159 / 0.181, 30 0.129 / 0.159, 32 0.216 / 0.147;
-//! PERFORMANCE log 64).
+//! Whether rows of `length` keys of W's size are staged rows: 3 keys up to 128 bytes, and up to
+//! max_row_bytes odd lengths, 4-byte keys' even lengths with an odd half or quarter (vector_words)
+//! and 8-byte keys' every length but a power of two. Rows of 2 and the other even lengths of
+//! 4-byte keys past 128 bytes took longer here than on the register tile (2^24 int32 keys: rows of
+//! 2 0.062 against 0.054 ms; of 48 0.122 against 0.102, of 64 0.181 against 0.081: rows an even
+//! number of keys apart share banks), and padding the staging to spread them cost the odd lengths
+//! more (17 keys 0.076 -> 0.093 ms). 8-byte keys, whose 64-bit accesses meet half the conflicts,
+//! gain on even lengths but powers of two (2^24 int64 keys, staged / tile: rows of 18 0.148 /
+//! 0.217 ms, 20 0.142 / 0.202, 24 0.159 / 0.181, 30 0.129 / 0.159, 32 0.216 / 0.147; PERFORMANCE
+//! log 64).
 template <class W>
 bool takes(index_t length) {
   const index_t bytes = length * sizeof(W);
   const bool power_of_two = (length & (length - 1)) == 0;
-  return length >= 3 && (bytes <= tuning::any_length_row_bytes ||
-                         (bytes <= tuning::max_row_bytes &&
-                          (length % 2 == 1 || (sizeof(W) == 8 && !power_of_two))));
+  if (length < 3 || bytes > tuning::max_row_bytes) return false;
+  if (bytes <= tuning::any_length_row_bytes || length % 2 == 1) return true;
+  return sizeof(W) == 8 ? !power_of_two : vector_words<W>(unsigned(length)) != 0;
 }
 
 //! The kernel for rows padded to 2^row_log2 keys, RowLog2 = 1.. tried in turn.
@@ -102,9 +136,17 @@ void launch_log2(const staged_rows<W>& in, unsigned row_log2, const word_codec<W
   if constexpr ((sizeof(W) << RowLog2) <= tuning::max_row_bytes) {
     if (row_log2 == RowLog2) {
       constexpr unsigned threads = block_threads<W, RowLog2>;
-      launch_chained(staged_rows_kernel<W, RowLog2>, grid_blocks(in.count, threads), threads, 0,
-                     stream, "staged_rows_kernel launch", in, codec);
-      return;
+      const auto run = [&](auto kernel) {
+        launch_chained(kernel, grid_blocks(in.count, threads), threads, 0, stream,
+                       "staged_rows_kernel launch", in, codec);
+      };
+      const unsigned vector = vector_words<W>(unsigned(in.length));
+      if constexpr (sizeof(W) == 4 && (sizeof(W) << RowLog2) > tuning::any_length_row_bytes) {
+        if (vector == 2) return run(staged_rows_kernel<W, RowLog2, 2>);
+        if (vector == 4) return run(staged_rows_kernel<W, RowLog2, 4>);
+      }
+      if (vector != 1) throw error("bitonic: internal error: staged rows of no vector width");
+      return run(staged_rows_kernel<W, RowLog2, 1>);
     }
     return launch_log2<W, RowLog2 + 1>(in, row_log2, codec, stream);
   }
