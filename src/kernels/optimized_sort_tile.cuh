@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
                       std::is_same_v<Out, typename ordered_word<Key>::type>) {
           // A split's bucket (key_rows::bucket_step): its first pass sorts in place where its
           // merges are odd in number, and alone decodes the words where it has none (a record
-          // sort's writes its keys and values apart).
+          // sort's first pass writes the keys and values apart instead: record_io).
           const key_rows::bucket_step step = rows.step_of(row);
           if (!step.to_destination) out = reinterpret_cast<Out*>(const_cast<In*>(in));
           if constexpr (is_record_io_v<IO>) {
