@@ -102,12 +102,9 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
       break;
     case plan::pass_kind::sort_tiles:
-      if constexpr (kernels::is_record_io_v<IO>) {
-        kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, rows, ps.first, ps.last,
-                                                  less, stream, io);
-      } else if (ps.writes_words) {
+      if (ps.writes_words) {
         kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, rows, ps.first,
-                                                  ps.last, less, stream);
+                                                  ps.last, less, stream, io);
       } else {
         kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, rows, ps.first, ps.last,
                                                   less, stream);
@@ -125,17 +122,13 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
     case plan::pass_kind::merge_stage: {  // reads words; never blocked
       require_split_memory<Key>(p);
       index_t* const stage_splits = splits;
-      if constexpr (kernels::is_record_io_v<IO>) {
-        kernels::optimized_merge::launch_stage<Key>(static_cast<const Key*>(at), to, count, rows,
-                                                    ps.first.stage, stage_splits, less, stream,
-                                                    bucket_merge_blocks(p, rows), io);
-      } else if (!ps.writes_words) {
+      if (!ps.writes_words) {
         kernels::optimized_merge::launch_stage<Key>(words(at), to, count, rows, ps.first.stage,
                                                     stage_splits, less, stream);
       } else {
         kernels::optimized_merge::launch_stage<Key>(words(at), words(to), count, rows,
                                                     ps.first.stage, stage_splits, less, stream,
-                                                    bucket_merge_blocks(p, rows));
+                                                    bucket_merge_blocks(p, rows), io);
       }
       break;
     }
@@ -160,14 +153,15 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
 }
 
 //! Whether a record sort of n words can read and write its records itself (kernels/record_io.cuh)
-//! under plan p: p starts with the split, after which every pass runs on its buckets.
+//! under plan p: p starts with the split, after which every pass runs on its buckets and writes
+//! words (the passes that run_library_pass hands the record_io).
 inline bool record_plan_io(const plan::plan& p) {
   if (p.passes.empty() || p.passes.front().kind != plan::pass_kind::split_buckets ||
       !p.blocked.empty()) {
     return false;
   }
   return std::all_of(p.passes.begin() + 1, p.passes.end(), [](const plan::pass& ps) {
-    return ps.on_buckets &&
+    return ps.on_buckets && ps.writes_words &&
            (ps.kind == plan::pass_kind::sort_tiles || ps.kind == plan::pass_kind::merge_stage);
   });
 }
