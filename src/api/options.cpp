@@ -113,6 +113,7 @@ plan::device_shape read_device_shape(std::size_t key_bytes) {
                            runtime::multiprocessor_count(), kernels::cluster_sort_stages(key_bytes),
                            kernels::resident_tiles(key_bytes)};
   shape.split_min_log2 = tuning::sample_split_min_log2(key_bytes);
+  shape.refine_min_log2 = tuning::sample_refine_min_log2(key_bytes);
   return shape;
 }
 }  // namespace

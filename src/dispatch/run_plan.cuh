@@ -22,6 +22,7 @@
 #include "kernels/optimized_tail.cuh"
 #include "kernels/record_io.cuh"
 #include "kernels/rows.hpp"
+#include "kernels/sample_refine.cuh"
 #include "kernels/sample_split.cuh"
 #include "kernels/shared_tiles.cuh"
 #include "network/key_order.hpp"
@@ -77,14 +78,26 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       p.row_log2 == 0 ? kernels::key_rows{count} : kernels::key_rows{p.rows.length, p.row_log2};
   unsigned char* const split_memory =
       reinterpret_cast<unsigned char*>(splits) - p.splits_offset_bytes + p.split_offset_bytes;
+  constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
   if (ps.on_buckets) {  // from the scratch (at) to the keys (to), bucket by bucket
-    constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
+    namespace split = kernels::sample_split;
     count = p.bucket_positions(sizeof(Key));
     rows = kernels::key_rows{};
     rows.buckets =
-        kernels::sample_split::split_memory::carve(split_memory, p.n, sizeof(Key), tile_log2)
-            .table();
+        p.refined ? kernels::refine_memory::carve(
+                        split_memory + split::split_memory::bytes(p.n, sizeof(Key), tile_log2), p.n,
+                        sizeof(Key), tile_log2)
+                        .table()
+                  : split::split_memory::carve(split_memory, p.n, sizeof(Key), tile_log2).table();
     rows.bucket_pass = ps.kind == plan::pass_kind::sort_tiles ? 0 : ps.first.stage - tile_log2;
+    if (p.refined && ps.kind == plan::pass_kind::sort_tiles) {
+      // The refinement left the sub-buckets in the keys: a sub-bucket's first pass reads them
+      // there and writes them back in place where its merges are even in number, else to the
+      // scratch (the pass's destination here).
+      tiles_in = to;
+      to = at;
+      rows.bucket_parity = 1;
+    }
   }
   if (p.row_log2 != 0 && ps.kind != plan::pass_kind::sort_tiles &&
       ps.kind != plan::pass_kind::tile_tail && ps.kind != plan::pass_kind::gather_steps &&
@@ -141,8 +154,12 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       break;
     case plan::pass_kind::split_buckets:  // never blocked: tiles_in to the scratch (to)
       kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
-                                               tuning::optimized<sizeof(Key)>::tile_log2, less,
-                                               stream, io);
+                                               tile_log2, less, stream, io);
+      // and where refined, the sub-buckets back to the keys (at)
+      if (p.refined) {
+        kernels::sample_refine::launch_refine<Key>(to, at, index_t{count}, split_memory, tile_log2,
+                                                   less, stream);
+      }
       break;
     case plan::pass_kind::sort_rows:  // rows plans are never blocked
       kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,

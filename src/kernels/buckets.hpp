@@ -51,6 +51,23 @@ struct bucket_table {
   }
 };
 
+//! The arrays of a bucket_table in a split's device scratch (split_memory, refine_memory), and the
+//! table they make for the passes after the split.
+struct table_arrays {
+  network::index_t* key_begin = nullptr;   //!< [buckets + 1]
+  network::index_t* tile_begin = nullptr;  //!< [buckets + 1]
+  unsigned* merges = nullptr;              //!< [buckets]
+  unsigned* tile_bucket = nullptr;         //!< [tiles]
+  unsigned* most_merges = nullptr;         //!< [1]
+  unsigned buckets = 0;
+  unsigned tile_log2 = 0;
+  network::index_t tiles = 0;  //!< tiles of positions the buckets can span
+
+  bucket_table table() const {
+    return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, merges, most_merges};
+  }
+};
+
 namespace sample_split {
 
 using network::index_t;
@@ -58,19 +75,11 @@ using network::index_t;
 //! The device scratch of a split apart from its output: the splitters, the counts of every
 //! (bucket, block) (later their first output indices) and the table's arrays, carved from one
 //! 8-byte aligned allocation of bytes() bytes in that order.
-struct split_memory {
-  void* splitters = nullptr;        //!< [buckets - 1] words, breadth-first
-  index_t* counts = nullptr;        //!< [buckets * split_blocks], bucket-major
-  index_t* key_begin = nullptr;     //!< [buckets + 1]
-  index_t* tile_begin = nullptr;    //!< [buckets + 1]
-  index_t* lengths = nullptr;       //!< [buckets]: the count kernel's sums
-  unsigned* merges = nullptr;       //!< [buckets]
-  unsigned* equal = nullptr;        //!< [buckets]: 1 for an equality bucket (sample_split.cuh)
-  unsigned* tile_bucket = nullptr;  //!< [tiles]
-  unsigned* most_merges = nullptr;  //!< [1]
-  unsigned buckets = 0;
-  unsigned tile_log2 = 0;
-  index_t tiles = 0;  //!< bucket_table::max_tiles(n, buckets, tile_log2)
+struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, buckets, tile_log2)
+  void* splitters = nullptr;          //!< [buckets - 1] words, breadth-first
+  index_t* counts = nullptr;          //!< [buckets * split_blocks], bucket-major
+  index_t* lengths = nullptr;         //!< [buckets]: the count kernel's sums
+  unsigned* equal = nullptr;          //!< [buckets]: 1 for an equality bucket (sample_split.cuh)
 
   //! Bytes of scratch for a split of n keys of key_bytes bytes into buckets of tiles of
   //! 2^tile_log2 positions.
@@ -99,11 +108,6 @@ struct split_memory {
     return m;
   }
 
-  //! The table the split fills, as the passes after it read it.
-  bucket_table table() const {
-    return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, merges, most_merges};
-  }
-
  private:
   struct shape {
     unsigned buckets;
@@ -126,5 +130,94 @@ struct split_memory {
 };
 
 }  // namespace sample_split
+
+//! The device scratch of the split's second level (sample_refine.cuh), behind the split's own:
+//! each bucket's splitters, the counts of every (tile of the split's table, sub-bucket) (later
+//! their first output indices, from the bucket's first key), and the table of the sub-buckets
+//! (sub-bucket j of bucket b is table bucket b * refine buckets + j), carved from one 8-byte
+//! aligned allocation of bytes() bytes in that order. Counts are 32-bit: plans refine only fewer
+//! than 2^32 keys.
+struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_tiles(...)
+  void* splitters = nullptr;           //!< [split buckets][refine buckets - 1] words, breadth-first
+  unsigned* equal = nullptr;   //!< [split buckets][refine buckets]: 1 for an equality bucket
+  unsigned* counts = nullptr;  //!< [split tiles][refine buckets]
+  network::index_t* lengths = nullptr;       //!< [buckets]
+  network::index_t* bucket_tiles = nullptr;  //!< [split buckets]: the tiles of its sub-buckets
+  unsigned split_buckets = 0, refine_buckets = 0;
+  network::index_t split_tiles = 0;  //!< the split's table's tiles (split_memory::tiles)
+
+  //! Tiles of positions that the sub-buckets of n keys can span: a bucket of L keys takes k <=
+  //! ceil(L / target) sub-buckets (tuning::sample_refine's fill of a tile), of which at most k + 2
+  //! hold keys (the equality buckets among the splitters that repeat the last one are empty but
+  //! one), each with one partial tile at most: floor(n / tile) + floor(n / target) + 3 * split
+  //! buckets bounds them, far fewer than bucket_table::max_tiles of all sub-buckets.
+  static network::index_t max_tiles(network::index_t n, std::size_t key_bytes, unsigned tile_log2) {
+    const unsigned split_buckets = tuning::sample_split_buckets(key_bytes);
+    const unsigned buckets = split_buckets * tuning::sample_refine_buckets(key_bytes);
+    const network::index_t target = tuning::sample_refine_target_keys(key_bytes, tile_log2);
+    const network::index_t bound =
+        (n >> tile_log2) + n / target + 3 * network::index_t{split_buckets};
+    const network::index_t all = bucket_table::max_tiles(n, buckets, tile_log2);
+    return bound < all ? bound : all;
+  }
+
+  //! Bytes for the second level of a split of n keys of key_bytes bytes.
+  static std::size_t bytes(network::index_t n, std::size_t key_bytes, unsigned tile_log2) {
+    const shape s = shape_of(n, key_bytes, tile_log2);
+    return s.tile_bucket_offset + round_up((s.tiles + 1) * sizeof(unsigned));
+  }
+
+  //! The arrays within `memory` (8-byte aligned, bytes() long) for the same arguments.
+  static refine_memory carve(void* memory, network::index_t n, std::size_t key_bytes,
+                             unsigned tile_log2) {
+    const shape s = shape_of(n, key_bytes, tile_log2);
+    unsigned char* const base = static_cast<unsigned char*>(memory);
+    refine_memory m;
+    m.splitters = base;
+    m.equal = reinterpret_cast<unsigned*>(base + s.equal_offset);
+    m.counts = reinterpret_cast<unsigned*>(base + s.counts_offset);
+    m.key_begin = reinterpret_cast<network::index_t*>(base + s.key_begin_offset);
+    m.tile_begin = m.key_begin + (s.buckets + 1);
+    m.lengths = m.tile_begin + (s.buckets + 1);
+    m.bucket_tiles = m.lengths + s.buckets;
+    m.merges = reinterpret_cast<unsigned*>(base + s.merges_offset);
+    m.tile_bucket = reinterpret_cast<unsigned*>(base + s.tile_bucket_offset);
+    m.most_merges = m.tile_bucket + s.tiles;
+    m.split_buckets = s.split_buckets;
+    m.refine_buckets = s.refine_buckets;
+    m.buckets = s.buckets;
+    m.tile_log2 = tile_log2;
+    m.split_tiles = s.split_tiles;
+    m.tiles = s.tiles;
+    return m;
+  }
+
+ private:
+  struct shape {
+    unsigned split_buckets, refine_buckets, buckets;
+    network::index_t split_tiles, tiles;
+    std::size_t equal_offset, counts_offset, key_begin_offset, merges_offset, tile_bucket_offset;
+  };
+  static constexpr std::size_t round_up(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+  static shape shape_of(network::index_t n, std::size_t key_bytes, unsigned tile_log2) {
+    const unsigned split_buckets = tuning::sample_split_buckets(key_bytes);
+    const unsigned refine_buckets = tuning::sample_refine_buckets(key_bytes);
+    shape s{};
+    s.split_buckets = split_buckets;
+    s.refine_buckets = refine_buckets;
+    s.buckets = split_buckets * refine_buckets;
+    s.split_tiles = bucket_table::max_tiles(n, split_buckets, tile_log2);
+    s.tiles = max_tiles(n, key_bytes, tile_log2);
+    const std::size_t subs = std::size_t{split_buckets} * refine_buckets;
+    s.equal_offset = round_up(std::size_t{split_buckets} * (refine_buckets - 1) * 8);
+    s.counts_offset = s.equal_offset + round_up(subs * sizeof(unsigned));
+    s.key_begin_offset =
+        s.counts_offset + round_up(s.split_tiles * refine_buckets * sizeof(unsigned));
+    s.merges_offset = s.key_begin_offset +
+                      (3 * std::size_t{s.buckets} + 2 + split_buckets) * sizeof(network::index_t);
+    s.tile_bucket_offset = s.merges_offset + round_up(std::size_t{s.buckets} * sizeof(unsigned));
+    return s;
+  }
+};
 
 }  // namespace bitonic::kernels

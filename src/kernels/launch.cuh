@@ -39,6 +39,9 @@ struct key_rows {
   unsigned log2 = 63;           //!< positions a row spans (63: the whole array is one row)
   bucket_table buckets{};       //!< count 0: not buckets
   unsigned bucket_pass = 0;
+  //! 1 where the pass's destination is the other buffer than the one each bucket's passes end
+  //! in: a refined split's first pass (plan::plan::refined), which reads the keys.
+  unsigned bucket_parity = 0;
 
   //! For the row that holds `position`: the end of its keys' positions, and where memory holds
   //! position p of the row (at p + shift, modulo 2^64: the shift is negative past row 0); its keys
@@ -67,7 +70,7 @@ struct key_rows {
   }
   __host__ __device__ bucket_step step_of(const span& row) const {
     if (buckets.count == 0) return {};
-    return {bucket_pass <= row.merges, (row.merges - bucket_pass) % 2 == 0,
+    return {bucket_pass <= row.merges, (row.merges - bucket_pass + bucket_parity) % 2 == 0,
             bucket_pass == row.merges};
   }
 

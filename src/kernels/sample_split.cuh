@@ -17,7 +17,9 @@
 // - scatter_kernel: one read and one write of the keys; each block ranks a tile's keys by bucket
 //   (a counting sort in shared memory) and writes each bucket's run of the tile coalesced.
 // At 2^27 keys this replaces 6 merge passes: 13 merge stages past a tile become 7 over buckets of
-// ~2^20 keys (docs/PERFORMANCE.md log 57, with the probes before it).
+// ~2^20 keys (docs/PERFORMANCE.md log 57, with the probes before it); sample_refine.cuh cuts the
+// buckets again, into sub-buckets of about a tile, for the larger arrays (log 69). The count and
+// scatter of a tile (count_tile, scatter_tile) serve both levels.
 // The split reads its input through split_input: the keys, or a record sort's words made from the
 // caller's arrays as they are read (record_io.cuh).
 // Equality buckets (as IPS4o's): where the sample repeats a splitter, the bucket between two equal
@@ -252,9 +254,24 @@ __device__ void sort_block_words(W (&v)[Rounds], W* smem, Less less) {
   }
 }
 
+//! The whole block writes the 2^BucketsLog2 - 1 splitters `splitter(j)` (in-order j, a sorted
+//! sample's words) to `tree` breadth-first: node i of level l (i = 2^l - 1 + p) is the in-order
+//! splitter (2p + 1) * 2^(levels - 1 - l) - 1. And `equal`: bucket b (between splitters b - 1 and
+//! b) is an equality bucket where those two are equal.
+template <unsigned BucketsLog2, class W, class Splitter, class Less>
+__device__ void write_splitters(Splitter splitter, W* tree, unsigned* equal, Less less) {
+  constexpr unsigned buckets = 1u << BucketsLog2;
+  for (unsigned node = threadIdx.x; node < buckets - 1; node += blockDim.x) {
+    const unsigned level = network::ceil_log2(node + 2) - 1;  // floor(log2(node + 1))
+    const unsigned p = node + 1 - (1u << level);
+    tree[node] = splitter(((2 * p + 1) << (BucketsLog2 - 1 - level)) - 1);
+  }
+  for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
+    equal[b] = b != 0 && b + 1 < buckets && !less(splitter(b - 1), splitter(b)) ? 1u : 0u;
+}
+
 //! One block: sorts the words of `samples` keys at fixed, evenly spread positions and writes the
-//! buckets - 1 splitters breadth-first: node i of level l (i = 2^l - 1 + p) is the in-order
-//! splitter (2p + 1) * 2^(levels - 1 - l) - 1, splitter j the sample's ((j + 1) *
+//! buckets - 1 splitters (write_splitters), splitter j the sample's ((j + 1) *
 //! samples_per_bucket - 1)-th word. Fewer keys than samples are sampled several times each.
 template <class Key, class Less, class IO>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_threads)
@@ -283,15 +300,93 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_thre
   sort_block_words<network::ceil_log2(T::samples)>(words, sample, less);
   store_words(sample + threadIdx.x * rounds, words);
   __syncthreads();
-  const auto splitter = [&](unsigned j) { return sample[(j + 1) * T::samples_per_bucket - 1]; };
-  for (unsigned node = threadIdx.x; node < T::buckets - 1; node += T::sample_threads) {
-    const unsigned level = network::ceil_log2(node + 2) - 1;  // floor(log2(node + 1))
-    const unsigned p = node + 1 - (1u << level);
-    splitters[node] = splitter(((2 * p + 1) << (T::buckets_log2 - 1 - level)) - 1);
+  write_splitters<T::buckets_log2>(
+      [&](unsigned j) { return sample[(j + 1) * T::samples_per_bucket - 1]; }, splitters, m.equal,
+      less);
+}
+
+//! Adds a tile's tile_n keys (load_tile's) to `histogram`, a bucket each (shared atomics).
+template <class Tuning, class Key, class Less>
+__device__ __forceinline__ void count_tile(const Key (&keys)[Tuning::keys_per_thread],
+                                           unsigned tile_n,
+                                           const shared_splitters<Tuning, word_t<Key>>& split,
+                                           bool any_equal, unsigned* histogram, Less less) {
+#pragma unroll
+  for (unsigned k = 0; k < Tuning::keys_per_thread; ++k) {
+    if (k * Tuning::block_threads + threadIdx.x < tile_n)
+      atomicAdd(&histogram[split.bucket_of(word_of<Key>(keys[k]), any_equal, less)], 1u);
   }
-  // Bucket b (between splitters b - 1 and b) is an equality bucket where those two are equal.
-  for (unsigned b = threadIdx.x; b < T::buckets; b += T::sample_threads)
-    m.equal[b] = b != 0 && b + 1 < T::buckets && !less(splitter(b - 1), splitter(b)) ? 1u : 0u;
+}
+
+//! What a block that scatters tiles keeps in shared memory beside the staged tile: the
+//! splitters, a tile's count a bucket (zero between tiles), a bucket's first position in the
+//! staged tile, and its output index minus that position.
+template <class Tuning, class Key>
+struct scatter_state {
+  shared_splitters<Tuning, word_t<Key>> split;
+  unsigned histogram[Tuning::buckets];
+  unsigned tile_start[Tuning::buckets];
+  index_t shift[Tuning::buckets];
+};
+
+//! Writes a tile's tile_n keys (load_tile's) to out, each bucket's after the bucket's running
+//! output index in warp 0's `next` (lane l holds buckets l * per_lane ..., advanced past the
+//! tile): each key ranked within its bucket by a shared atomic, the tile laid out bucket by bucket
+//! in `staged` (a counting sort), then copied out with consecutive threads on consecutive
+//! positions, so that a bucket's run is written coalesced. The whole block calls it.
+template <class Tuning, class Key, class Less>
+__device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_thread],
+                                             unsigned tile_n, scatter_state<Tuning, Key>& s,
+                                             bool any_equal, index_t (&next)[Tuning::buckets / 32],
+                                             Key* staged, unsigned char* staged_bucket, Key* out,
+                                             Less less) {
+  using T = Tuning;
+  constexpr unsigned per_lane = T::buckets / 32;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned slot[T::keys_per_thread];  // rank within the bucket << 8 | bucket
+#pragma unroll
+  for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+    if (k * T::block_threads + threadIdx.x < tile_n) {
+      const unsigned b = s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less);
+      slot[k] = atomicAdd(&s.histogram[b], 1u) << 8 | b;
+    }
+  }
+  __syncthreads();
+  if (warp == 0) {
+    unsigned counts[per_lane], sum = 0;
+#pragma unroll
+    for (unsigned k = 0; k < per_lane; ++k) {
+      counts[k] = s.histogram[lane * per_lane + k];
+      sum += counts[k];
+    }
+    unsigned total;
+    unsigned start = warp_exclusive_scan(sum, total);
+#pragma unroll
+    for (unsigned k = 0; k < per_lane; ++k) {
+      const unsigned b = lane * per_lane + k;
+      s.tile_start[b] = start;
+      s.shift[b] = next[k] - start;  // modulo 2^64
+      next[k] += counts[k];
+      start += counts[k];
+      s.histogram[b] = 0;  // for the next tile: its atomics come after two more barriers
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+    if (k * T::block_threads + threadIdx.x < tile_n) {
+      const unsigned b = slot[k] & 0xffu, at = s.tile_start[b] + (slot[k] >> 8);
+      staged[at] = keys[k];
+      staged_bucket[at] = static_cast<unsigned char>(b);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+    const unsigned at = k * T::block_threads + threadIdx.x;
+    if (at < tile_n) out[s.shift[staged_bucket[at]] + at] = staged[at];
+  }
+  __syncthreads();  // the staged tile is read before the next one overwrites it
 }
 
 //! count_kernel's blocks an SM must hold: Tuning::count_min_blocks on sm_90 (its SMs hold 2048
@@ -321,11 +416,7 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
     histogram[b] = 0;
   const bool any_equal = split.load(splitters, equal);
   for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
-#pragma unroll
-    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      if (k * T::block_threads + threadIdx.x < tile_n)
-        atomicAdd(&histogram[split.bucket_of(word_of<Key>(keys[k]), any_equal, less)], 1u);
-    }
+    count_tile<T>(keys, tile_n, split, any_equal, histogram, less);
   });
   __syncthreads();
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads) {
@@ -395,9 +486,7 @@ __global__ void __launch_bounds__(Tuning::scan_threads)
 }
 
 //! Block g of the grid writes its range's keys to out, each bucket's at the output indices the
-//! scan gave (b, g): a tile at a time, each key ranked within its bucket by a shared atomic, the
-//! tile laid out bucket by bucket in shared memory (a counting sort), then copied out with
-//! consecutive threads on consecutive positions, so that a bucket's run is written coalesced.
+//! scan gave (b, g), a tile at a time (scatter_tile).
 template <class Key, class Less, class IO>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
                                   tuning::sample_split<sizeof(Key)>::scatter_min_blocks)
@@ -407,69 +496,22 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
                    Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
   constexpr unsigned per_lane = T::buckets / 32;
-  __shared__ shared_splitters<T, word_t<Key>> split;
-  __shared__ unsigned histogram[T::buckets];
-  __shared__ unsigned tile_start[T::buckets];  // a bucket's first position in the staged tile
-  __shared__ index_t shift[T::buckets];        // output index - staged position, a bucket
+  __shared__ scatter_state<T, Key> state;
   __shared__ Key staged[T::tile_keys];
   __shared__ unsigned char staged_bucket[T::tile_keys];
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   wait_for_previous_pass();
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
-    histogram[b] = 0;
+    state.histogram[b] = 0;
   // Warp 0's lanes keep the running output indices of per_lane consecutive buckets each.
   index_t next[per_lane]{};
-  if (warp == 0) {
+  if (threadIdx.x < 32) {
 #pragma unroll
     for (unsigned k = 0; k < per_lane; ++k)
-      next[k] = offsets[index_t{lane * per_lane + k} * ranges.blocks + blockIdx.x];
+      next[k] = offsets[index_t{threadIdx.x * per_lane + k} * ranges.blocks + blockIdx.x];
   }
-  const bool any_equal = split.load(splitters, equal);
+  const bool any_equal = state.split.load(splitters, equal);
   for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
-    unsigned slot[T::keys_per_thread];  // rank within the bucket << 8 | bucket
-#pragma unroll
-    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      if (k * T::block_threads + threadIdx.x < tile_n) {
-        const unsigned b = split.bucket_of(word_of<Key>(keys[k]), any_equal, less);
-        slot[k] = atomicAdd(&histogram[b], 1u) << 8 | b;
-      }
-    }
-    __syncthreads();
-    if (warp == 0) {
-      unsigned counts[per_lane], sum = 0;
-#pragma unroll
-      for (unsigned k = 0; k < per_lane; ++k) {
-        counts[k] = histogram[lane * per_lane + k];
-        sum += counts[k];
-      }
-      unsigned total;
-      unsigned start = warp_exclusive_scan(sum, total);
-#pragma unroll
-      for (unsigned k = 0; k < per_lane; ++k) {
-        const unsigned b = lane * per_lane + k;
-        tile_start[b] = start;
-        shift[b] = next[k] - start;  // modulo 2^64
-        next[k] += counts[k];
-        start += counts[k];
-        histogram[b] = 0;  // for the next tile: its atomics come after two more barriers
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      if (k * T::block_threads + threadIdx.x < tile_n) {
-        const unsigned b = slot[k] & 0xffu, at = tile_start[b] + (slot[k] >> 8);
-        staged[at] = keys[k];
-        staged_bucket[at] = static_cast<unsigned char>(b);
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      const unsigned at = k * T::block_threads + threadIdx.x;
-      if (at < tile_n) out[shift[staged_bucket[at]] + at] = staged[at];
-    }
-    __syncthreads();  // the staged tile is read before the next one overwrites it
+    scatter_tile<T>(keys, tile_n, state, any_equal, next, staged, staged_bucket, out, less);
   });
 }
 

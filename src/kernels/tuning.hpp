@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "network/network.hpp"  // BITONIC_HOST_DEVICE
 
@@ -335,6 +336,53 @@ struct sample_split {
                 "a tile staged with its bucket bytes fits static shared memory");
 };
 
+//! The split's second level (sample_refine.cuh): each bucket of the sample split cut again into at
+//! most `buckets` sub-buckets of about fill_num / fill_den of a first-pass tile each, by splitters
+//! from a sorted sample of `samples` of its keys, so that the first pass sorts nearly every
+//! sub-bucket in one tile and no merge follows. The fill trades tiles (a sub-bucket of 0.85 of a
+//! tile costs the first pass a whole tile) against sub-buckets past a tile, which take a merge:
+//! 0.85 beat 0.75 and 0.9 (docs/PERFORMANCE.md log 69); so did refining from 2^26 four-byte and
+//! 2^24 eight-byte keys, where the split's buckets take five and four merges. A block of
+//! block_threads counts or scatters one tile of positions of the split's table (a first-pass tile
+//! of one bucket) in chunks of tile_keys keys, staged in dynamic shared memory: a sub-bucket's run
+//! a chunk is then ~128 bytes at the mean, as the split's runs are. One block of sample_threads a
+//! bucket sorts its sample, one of scan_threads a bucket scans its tiles' counts, and one of
+//! `buckets` threads a bucket lays out its sub-buckets' tiles.
+template <std::size_t KeyBytes>
+struct sample_refine {
+  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static constexpr unsigned buckets_log2 = 8;
+  static constexpr unsigned buckets = 1u << buckets_log2;
+  static constexpr unsigned samples = 4096;
+  static constexpr unsigned sample_threads = 1024;
+  static constexpr unsigned fill_num = 17, fill_den = 20;
+  static constexpr unsigned block_threads = 512;
+  static constexpr unsigned keys_per_thread = KeyBytes == 4 ? 16 : 8;
+  static constexpr unsigned tile_keys = block_threads * keys_per_thread;
+  static constexpr unsigned count_min_blocks = 2;
+  static constexpr unsigned scatter_min_blocks = 2;
+  static constexpr unsigned scan_threads = 1024;
+  //! Plans refine their split from 2^min_log2 keys on (plan::device_shape::refine_min_log2).
+  static constexpr unsigned min_log2 = KeyBytes == 4 ? 26 : 24;
+  static constexpr std::size_t staged_bytes = std::size_t{tile_keys} * (KeyBytes + 1);
+  static_assert(buckets >= 32 && buckets <= 256,
+                "a warp scans the buckets, whole ones a lane; a chunk's slot packs a bucket in "
+                "8 bits");
+  static_assert((samples & (samples - 1)) == 0 && samples % sample_threads == 0,
+                "the sample is sorted by a network of 2^k keys, whole rounds a thread");
+  static_assert(samples * KeyBytes <= 48 * 1024, "the sample fits default shared memory");
+  static_assert((optimized<KeyBytes>::tile_keys) % tile_keys == 0,
+                "a first-pass tile is whole chunks");
+  static_assert(scan_threads % buckets == 0 && scan_threads <= 1024,
+                "the scan's threads are groups of a thread a sub-bucket");
+  static_assert(block_threads % 32 == 0 && tile_keys <= (1u << 24),
+                "whole warps; a key's rank in its chunk packs in 24 bits");
+};
+
+static_assert(sample_split<4>::buckets <= sample_refine<4>::buckets &&
+                  sample_split<8>::buckets <= sample_refine<8>::buckets,
+              "the refinement's table kernel sums the split's buckets a thread each");
+
 //! f(Tuning<4>{}) or f(Tuning<8>{}): a tuning's constant for a key size known only at run time.
 template <template <std::size_t> class Tuning, class F>
 constexpr auto for_key_bytes(std::size_t key_bytes, F f) {
@@ -381,6 +429,18 @@ constexpr unsigned sample_split_buckets(std::size_t key_bytes) {
 }
 constexpr unsigned sample_split_min_log2(std::size_t key_bytes) {
   return for_key_bytes<sample_split>(key_bytes, [](auto t) { return decltype(t)::min_log2; });
+}
+constexpr unsigned sample_refine_buckets(std::size_t key_bytes) {
+  return for_key_bytes<sample_refine>(key_bytes, [](auto t) { return decltype(t)::buckets; });
+}
+//! The keys a sub-bucket of the refinement aims at: fill_num / fill_den of a tile of 2^tile_log2.
+constexpr std::uint64_t sample_refine_target_keys(std::size_t key_bytes, unsigned tile_log2) {
+  return for_key_bytes<sample_refine>(key_bytes, [&](auto t) {
+    return (std::uint64_t{decltype(t)::fill_num} << tile_log2) / decltype(t)::fill_den;
+  });
+}
+constexpr unsigned sample_refine_min_log2(std::size_t key_bytes) {
+  return for_key_bytes<sample_refine>(key_bytes, [](auto t) { return decltype(t)::min_log2; });
 }
 constexpr std::size_t optimized_tile_smem_bytes(std::size_t key_bytes) {
   return for_key_bytes<optimized>(key_bytes, [](auto t) { return decltype(t)::tile_smem_bytes; });

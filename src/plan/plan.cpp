@@ -187,10 +187,14 @@ void merge_out_of_place(plan& p, std::size_t key_bytes, bool split_first = false
 // p's passes where it splits first: split_buckets into the scratch, then the first pass and one
 // merge_stage a stage on_buckets, as many merges as a bucket of all n keys would take (a bucket
 // sorted in fewer skips the rest); the scratch: the keys, the splits of the buckets' tiles of
-// positions, then the split's memory.
-void split_then_merge(plan& p, std::size_t key_bytes) {
+// positions, then the split's memory (and the refinement's, from 2^refine_min_log2 keys up to
+// 2^32, where the split pass cuts its buckets again and the passes after it run on those).
+void split_then_merge(plan& p, std::size_t key_bytes, unsigned refine_min_log2) {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
-  p.buckets = tuning::sample_split_buckets(key_bytes);
+  p.refined = refine_min_log2 != 0 && p.n >= std::size_t{1} << refine_min_log2 &&
+              p.n < std::size_t{1} << 32;
+  p.buckets = tuning::sample_split_buckets(key_bytes) *
+              (p.refined ? tuning::sample_refine_buckets(key_bytes) : 1);
   const unsigned merges = network::ceil_log2(((p.n - 1) >> tile_log2) + 1);
   p.passes.push_back({pass_kind::split_buckets, {}, {}, 0, 0, true});
   pass first = first_passes(tile_log2, key_bytes, false).front();
@@ -207,7 +211,8 @@ void split_then_merge(plan& p, std::size_t key_bytes) {
   p.split_bytes = (tiles + 1) * sizeof(network::index_t);
   p.split_offset_bytes = p.splits_offset_bytes + p.split_bytes;
   const std::size_t bytes =
-      p.split_offset_bytes + kernels::sample_split::split_memory::bytes(p.n, key_bytes, tile_log2);
+      p.split_offset_bytes + kernels::sample_split::split_memory::bytes(p.n, key_bytes, tile_log2) +
+      (p.refined ? kernels::refine_memory::bytes(p.n, key_bytes, tile_log2) : 0);
   p.scratch_keys = (bytes + key_bytes - 1) / key_bytes;
 }
 
@@ -240,7 +245,7 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
   const bool scratch_addressable = p.n <= std::numeric_limits<std::size_t>::max() / 2 / key_bytes;
   if (past_cache_block && scratch == scratch_use::allowed && scratch_addressable) {
     if (device.split_min_log2 != 0 && p.n >= std::size_t{1} << device.split_min_log2) {
-      split_then_merge(p, key_bytes);
+      split_then_merge(p, key_bytes, device.refine_min_log2);
       return;
     }
     // Not blocked: merges of blocks that fit the cache twice over (keys and scratch) lost
@@ -345,6 +350,8 @@ unsigned pass::memory_passes() const {
 
 std::size_t plan::bucket_positions(std::size_t key_bytes) const {
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+  if (refined)
+    return std::size_t(kernels::refine_memory::max_tiles(n, key_bytes, tile_log2)) << tile_log2;
   return std::size_t(kernels::bucket_table::max_tiles(n, buckets, tile_log2)) << tile_log2;
 }
 
@@ -354,7 +361,8 @@ std::size_t memory_passes(const plan& p) {
     passes += ps.memory_passes();
     swaps += ps.to_other;
   }
-  return passes + swaps % 2;  // keys left in the scratch are copied back
+  if (p.refined) passes += 2;  // the refinement counts and scatters the keys again
+  return passes + swaps % 2;   // keys left in the scratch are copied back
 }
 
 network::index_t pass::steps() const {
@@ -443,7 +451,7 @@ std::string describe(const plan& p) {
     if (ps.kind == pass_kind::merge_runs) {
       out << " runs=2^" << ps.run_log2;
     } else if (ps.kind == pass_kind::split_buckets) {
-      out << " buckets=" << p.buckets;
+      out << " buckets=" << p.buckets << (p.refined ? " (refined)" : "");
     } else {
       out << " (" << ps.first.stage << ',' << ps.first.distance_log2 << ")..(" << ps.last.stage
           << ',' << ps.last.distance_log2 << ')';

@@ -100,6 +100,10 @@ struct plan {
   //! splits.
   unsigned buckets = 0;
   std::size_t split_offset_bytes = 0;
+  //! The split's buckets cut again (kernels/sample_refine.cuh, its memory behind the split's):
+  //! `buckets` counts the sub-buckets, which the split pass leaves in the keys, so that the first
+  //! pass on them reads the keys.
+  bool refined = false;
   //! Positions the passes on_buckets run on: every bucket from a tile of its own.
   std::size_t bucket_positions(std::size_t key_bytes) const;
   std::vector<blocked_passes> blocked;  //!< ascending, disjoint; empty: none
@@ -144,6 +148,9 @@ struct device_shape {
   //! buckets by a sample first (split_buckets), then sorts each bucket by the first pass and the
   //! merges out of place: fewer merges than one array of n keys takes.
   unsigned split_min_log2 = 0;
+  //! From 2^refine_min_log2 keys on (0: never) up to 2^32, such a split cuts every bucket again
+  //! into sub-buckets of about a tile, so that few merges follow the first pass.
+  unsigned refine_min_log2 = 0;
 };
 
 //! Whether an optimized plan may use a scratch buffer of n keys.

@@ -432,6 +432,54 @@ TEST(Plan, MergesOutOfPlacePastTheCache) {
   }
 }
 
+// Refined splits (device_shape::refine_min_log2, kernels/sample_refine.cuh): from that size up to
+// 2^32 keys the split's buckets are cut again, the passes on_buckets run on the sub-buckets (as
+// many buckets as both levels make, each from a tile of its own, on as many tiles of positions as
+// the sub-buckets of about a tile can fill), the scratch holds the
+// refinement's memory behind the split's, and the plan counts two more passes over memory.
+TEST(Plan, RefinesItsSplitFromItsSize) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
+    device_shape h100{key_bytes == 4 ? 22u : 21u, 132, 0, 264};
+    h100.split_min_log2 = 23;
+    h100.refine_min_log2 = 24;
+    const plan split = make_plan(algorithm::optimized, std::size_t{1} << 23, key_bytes, h100,
+                                 scratch_use::allowed);
+    EXPECT_FALSE(split.refined) << describe(split);
+    for (const std::size_t n : {std::size_t{1} << 24, (std::size_t{1} << 27) + 5}) {
+      const plan p = make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed);
+      const std::string where = describe(p);
+      ASSERT_EQ(p.passes.front().kind, pass_kind::split_buckets) << where;
+      EXPECT_TRUE(p.refined) << where;
+      EXPECT_EQ(p.buckets,
+                tuning::sample_split_buckets(key_bytes) * tuning::sample_refine_buckets(key_bytes))
+          << where;
+      // At most floor(n / tile) + floor(n / target) + 3 * split buckets tiles of sub-buckets
+      // (refine_memory::max_tiles): fewer than one a sub-bucket.
+      const std::size_t target = tuning::sample_refine_target_keys(key_bytes, tile_log2);
+      EXPECT_EQ(p.bucket_positions(key_bytes),
+                ((n >> tile_log2) + n / target + 3 * tuning::sample_split_buckets(key_bytes))
+                    << tile_log2)
+          << where;
+      EXPECT_GE(p.scratch_keys * key_bytes,
+                p.split_offset_bytes +
+                    kernels::sample_split::split_memory::bytes(n, key_bytes, tile_log2) +
+                    kernels::refine_memory::bytes(n, key_bytes, tile_log2))
+          << where;
+      h100.refine_min_log2 = 0;
+      const plan unrefined =
+          make_plan(algorithm::optimized, n, key_bytes, h100, scratch_use::allowed);
+      h100.refine_min_log2 = 24;
+      EXPECT_EQ(memory_passes(p), memory_passes(unrefined) + 2) << where;
+      EXPECT_LT(unrefined.scratch_keys, p.scratch_keys) << where;
+    }
+    const plan past = make_plan(algorithm::optimized, std::size_t{1} << 32, key_bytes, h100,
+                                scratch_use::allowed);
+    EXPECT_EQ(past.passes.front().kind, pass_kind::split_buckets) << describe(past);
+    EXPECT_FALSE(past.refined) << "32-bit counts: no refinement of 2^32 keys";
+  }
+}
+
 // Plans that split first (device_shape::split_min_log2): the split into the scratch, then the
 // first pass and as many merges as a bucket of all n keys would take, all on the buckets, from the
 // scratch to the keys (each bucket's passes end in the keys: nothing is copied back); the scratch

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <future>
+#include <initializer_list>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -108,6 +109,30 @@ TEST(GpuSortLarge, OptimizedMergesOutOfPlacePastTheCache) {
       }
     }
   }
+}
+
+// From 2^24 eight-byte and 2^26 four-byte keys the split's buckets are cut again into
+// sub-buckets of about a tile (kernels/sample_refine.cuh), which the first pass reads from the
+// keys: the default call on adversarial inputs, both orders.
+TEST(GpuSortLarge, RefinedSplitPlans) {
+  const auto expect_sorts = [](auto key, std::size_t n, std::initializer_list<distribution> ds) {
+    using Key = decltype(key);
+    for (const distribution d : ds) {
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      test::device_array<Key> keys(n);
+      for (const order direction : test::all_orders) {
+        EXPECT_TRUE(test::matches_reference(test::sort_on_device(keys, input, {direction}),
+                                            tools::reference_sort(input, direction)))
+            << test::describe_case<Key>(n, d, seed, direction, algorithm::automatic);
+      }
+    }
+  };
+  expect_sorts(double{}, (std::size_t{1} << 24) + 777,
+               {distribution::uniform, distribution::organ, distribution::few, distribution::nan});
+  expect_sorts(std::int64_t{}, (std::size_t{1} << 25) - 3,
+               {distribution::sorted, distribution::equal});
+  expect_sorts(float{}, (std::size_t{1} << 26) + 3, {distribution::uniform, distribution::nan});
 }
 
 // Past 2^22 four-byte keys (on the H100's L2), the optimized path allocates its scratch

@@ -532,21 +532,27 @@ TEST(KernelShapes, InCacheMergePlans) {
 // keys so that small inputs have them), against std::sort: buckets of one tile (whose first pass
 // decodes), of a few tiles (odd and even numbers of merges in one plan, later merges skipped)
 // and, all keys equal, one bucket of all of them (every merge); every distribution, both orders.
+// `refined`: the split's buckets cut again (device_shape::refine_min_log2, sample_refine.cuh),
+// whose sub-buckets the first pass reads from the keys.
 template <class Key, class Less>
-void expect_split_bucket_plan_sorts(std::size_t n, distribution d) {
+void expect_split_bucket_plan_sorts(std::size_t n, distribution d, bool refined = false) {
   plan::device_shape device{16};
   device.split_min_log2 = 17;
-  expect_plan_sorts<Key, Less>(n, device, "split plan", plan::scratch_use::allowed, d);
+  device.refine_min_log2 = refined ? 17 : 0;
+  expect_plan_sorts<Key, Less>(n, device, refined ? "refined split plan" : "split plan",
+                               plan::scratch_use::allowed, d);
 }
 
 TEST(KernelShapes, SplitBucketPlans) {
-  for (const std::size_t n :
-       {(std::size_t{1} << 17) + 1, (std::size_t{1} << 21) + 333, (std::size_t{1} << 23) - 5}) {
-    for (const distribution d : tools::all_distributions) {
-      expect_split_bucket_plan_sorts<std::int32_t, ascending_less>(n, d);
-      expect_split_bucket_plan_sorts<float, descending_less>(n, d);
-      expect_split_bucket_plan_sorts<std::int64_t, descending_less>(n, d);
-      expect_split_bucket_plan_sorts<double, ascending_less>(n, d);
+  for (const bool refined : {false, true}) {
+    for (const std::size_t n :
+         {(std::size_t{1} << 17) + 1, (std::size_t{1} << 21) + 333, (std::size_t{1} << 23) - 5}) {
+      for (const distribution d : tools::all_distributions) {
+        expect_split_bucket_plan_sorts<std::int32_t, ascending_less>(n, d, refined);
+        expect_split_bucket_plan_sorts<float, descending_less>(n, d, refined);
+        expect_split_bucket_plan_sorts<std::int64_t, descending_less>(n, d, refined);
+        expect_split_bucket_plan_sorts<double, ascending_less>(n, d, refined);
+      }
     }
   }
 }
@@ -702,6 +708,11 @@ TEST(SanitizeKernelShapes, SmallGathersAndTails) {
                                                                distribution::equal);  // equality
   expect_split_bucket_plan_sorts<float, descending_less>((std::size_t{1} << 18) + 3,
                                                          distribution::few);  // buckets
+  // Refined: the refinement's five kernels, the first pass from the keys.
+  expect_split_bucket_plan_sorts<std::int32_t, ascending_less>((std::size_t{1} << 20) + 7,
+                                                               distribution::uniform, true);
+  expect_split_bucket_plan_sorts<double, descending_less>((std::size_t{1} << 19) + 5,
+                                                          distribution::few, true);
   expect_narrow_partition<std::int64_t, descending_less>(5 * tuning::optimized<8>::tile_keys + 9,
                                                          tuning::optimized<8>::tile_log2 + 2,
                                                          distribution::few);

@@ -23,6 +23,7 @@
 #include "common_test.hpp"
 #include "device_memory.hpp"
 #include "kernels/buckets.hpp"
+#include "kernels/sample_refine.cuh"
 #include "kernels/sample_split.cuh"
 #include "kernels/tuning.hpp"
 #include "network/key_order.hpp"
@@ -90,33 +91,66 @@ std::vector<T> copy_back(const T* device, std::size_t count) {
   return host;
 }
 
-//! A split's device buffers for n keys of type Key.
+//! A split's device buffers for n keys of type Key; `refined`: the split's buckets cut again
+//! (sample_refine.cuh) into `sub`, whose table the download returns.
 template <class Key>
 struct split_buffers {
   std::size_t n;
+  bool refined;
   unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
-  device_array<Key> in, out;
+  device_array<Key> in, out, sub;
   device_array<std::uint64_t> memory;  // 8-byte aligned
 
-  explicit split_buffers(std::size_t count)
+  static std::size_t memory_bytes(std::size_t n, bool refined, unsigned tile_log2) {
+    return split::split_memory::bytes(n, sizeof(Key), tile_log2) +
+           (refined ? kernels::refine_memory::bytes(n, sizeof(Key), tile_log2) : 0);
+  }
+
+  explicit split_buffers(std::size_t count, bool refine = false)
       : n(count),
+        refined(refine),
         in(count),
         out(count),
-        memory((split::split_memory::bytes(count, sizeof(Key), tile_log2) + 7) / 8) {}
+        sub(refine ? count : 0),
+        memory((memory_bytes(count, refine, tile_log2) + 7) / 8) {}
 
-  split::split_memory carved() const {
-    return split::split_memory::carve(memory.get(), n, sizeof(Key), tile_log2);
+  //! The buckets of the table the download returns, and its tiles of positions.
+  unsigned buckets() const {
+    return tuning::sample_split<sizeof(Key)>::buckets *
+           (refined ? tuning::sample_refine<sizeof(Key)>::buckets : 1);
+  }
+  index_t tiles() const {
+    return refined ? kernels::refine_memory::max_tiles(n, sizeof(Key), tile_log2)
+                   : kernels::bucket_table::max_tiles(n, buckets(), tile_log2);
   }
 
   template <class Less>
   void launch(cudaStream_t stream) {
     split::launch_split(static_cast<const Key*>(in.get()), out.get(), index_t{n}, memory.get(),
                         tile_log2, Less{}, stream);
+    if (refined) {
+      kernels::sample_refine::launch_refine(static_cast<const Key*>(out.get()), sub.get(),
+                                            index_t{n}, memory.get(), tile_log2, Less{}, stream);
+    }
   }
 
   split_result<Key> download(cudaStream_t stream) const {
     BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const split::split_memory m = carved();
+    const split::split_memory m =
+        split::split_memory::carve(memory.get(), n, sizeof(Key), tile_log2);
+    if (refined) {
+      const kernels::refine_memory r =
+          kernels::refine_memory::carve(reinterpret_cast<unsigned char*>(memory.get()) +
+                                            split::split_memory::bytes(n, sizeof(Key), tile_log2),
+                                        n, sizeof(Key), tile_log2);
+      return {sub.download(),
+              in.download(),
+              copy_back(r.key_begin, r.buckets + 1),
+              copy_back(r.tile_begin, r.buckets + 1),
+              copy_back(r.tile_bucket, r.tiles),
+              copy_back(r.merges, r.buckets),
+              copy_back(r.most_merges, 1)};
+    }
     return {out.download(),
             in.download(),
             copy_back(m.key_begin, m.buckets + 1),
@@ -132,11 +166,12 @@ bool words_less(Key a, Key b) {
   return Less{}(ordered_word<Key>::encode(a), ordered_word<Key>::encode(b));
 }
 
-//! Checks everything a split must satisfy; returns the largest bucket over the mean.
+//! Checks everything a split into `buckets` buckets on `tiles` tiles of positions must satisfy;
+//! returns the largest bucket over the mean.
 template <class Key, class Less>
 double expect_split_result(const std::vector<Key>& input, const split_result<Key>& r,
-                           unsigned tile_log2, const std::string& what) {
-  constexpr unsigned buckets = tuning::sample_split<sizeof(Key)>::buckets;
+                           unsigned tile_log2, unsigned buckets, index_t tiles,
+                           const std::string& what) {
   const std::size_t n = input.size();
   EXPECT_EQ(std::memcmp(r.in.data(), input.data(), n * sizeof(Key)), 0)
       << what << ": input changed";
@@ -147,8 +182,7 @@ double expect_split_result(const std::vector<Key>& input, const split_result<Key
   EXPECT_EQ(r.key_begin.front(), 0u) << what;
   EXPECT_EQ(r.key_begin.back(), n) << what;
   EXPECT_EQ(r.tile_begin.front(), 0u) << what;
-  std::vector<unsigned> tile_bucket(kernels::bucket_table::max_tiles(n, buckets, tile_log2),
-                                    kernels::bucket_table::no_bucket);
+  std::vector<unsigned> tile_bucket(tiles, kernels::bucket_table::no_bucket);
   EXPECT_EQ(r.tile_bucket.size(), tile_bucket.size()) << what;
   index_t largest = 0;
   for (unsigned b = 0; b < buckets; ++b) {
@@ -213,39 +247,45 @@ double expect_split_result(const std::vector<Key>& input, const split_result<Key
 }
 
 template <class Key, class Less>
-std::string describe(std::size_t n, input i, std::uint64_t seed) {
+std::string describe(std::size_t n, input i, std::uint64_t seed, bool refined) {
   std::ostringstream s;
-  s << "split " << tools::type_name<Key>() << " n=" << n << " " << to_string(i) << " "
-    << (std::is_same_v<Less, ascending_less> ? "ascending" : "descending") << " seed=" << seed;
+  s << (refined ? "refined split " : "split ") << tools::type_name<Key>() << " n=" << n << " "
+    << to_string(i) << " " << (std::is_same_v<Less, ascending_less> ? "ascending" : "descending")
+    << " seed=" << seed;
   return s.str();
 }
 
-//! What a checked split found: its largest bucket over the mean, and the most merges a bucket
-//! takes.
+//! What a checked split found: its largest bucket over the mean, the most merges a bucket
+//! takes, and the buckets that take any.
 struct split_outcome {
   double largest_over_mean;
   unsigned most_merges;
+  std::size_t merged_buckets;
 };
 
-//! Splits one input on the default stream and checks the result.
+//! Splits one input on the default stream (and refines the split where `refined`) and checks the
+//! result.
 template <class Key, class Less>
-split_outcome split_and_check(std::size_t n, input i) {
+split_outcome split_and_check(std::size_t n, input i, bool refined = false) {
   const std::uint64_t seed = input_seed(n, i);
   const std::vector<Key> keys = make_input<Key>(n, i, seed);
-  split_buffers<Key> buffers(n);
+  split_buffers<Key> buffers(n, refined);
   buffers.in.upload(keys);
   buffers.template launch<Less>(cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaGetLastError());
   const split_result<Key> r = buffers.download(cudaStream_t{});
-  return {
-      expect_split_result<Key, Less>(keys, r, buffers.tile_log2, describe<Key, Less>(n, i, seed)),
-      r.most_merges.front()};
+  const double ratio =
+      expect_split_result<Key, Less>(keys, r, buffers.tile_log2, buffers.buckets(), buffers.tiles(),
+                                     describe<Key, Less>(n, i, seed, refined));
+  const auto merged = std::size_t(
+      std::count_if(r.merges.begin(), r.merges.end(), [](unsigned m) { return m != 0; }));
+  return {ratio, r.most_merges.front(), merged};
 }
 
 //! split_and_check's largest bucket over the mean.
 template <class Key, class Less>
-double expect_split(std::size_t n, input i) {
-  return split_and_check<Key, Less>(n, i).largest_over_mean;
+double expect_split(std::size_t n, input i, bool refined = false) {
+  return split_and_check<Key, Less>(n, i, refined).largest_over_mean;
 }
 
 //! Every input in both orders at sizes around a tile (2048 or 4096 keys), below the sample (8192
@@ -318,14 +358,74 @@ TEST(SampleSplit, LargeInputs) {
   expect_large_splits<double>();
 }
 
-// Captured in a CUDA graph on a stream of its own and replayed twice (the input uploaded again
-// before each): the split synchronises with nothing on the host.
+// The refinement (sample_refine.cuh) of every input's split in both orders: the table of the
+// sub-buckets checked as a split's (a permutation, in order across sub-buckets, tiles and merges
+// consistent); sizes of one key, below the refinement's sample (4096 keys), of a few tiles and
+// of 2^20 + 3 keys (buckets of several tiles: several sub-buckets each).
+template <class Key>
+void expect_refines_all_inputs() {
+  constexpr std::size_t tile = tuning::optimized<sizeof(Key)>::tile_keys;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{1000}, std::size_t{4097},
+                              3 * tile + 5, (std::size_t{1} << 20) + 3}) {
+    for (const input i : all_inputs) {
+      split_and_check<Key, ascending_less>(n, i, true);
+      split_and_check<Key, descending_less>(n, i, true);
+    }
+  }
+}
+
+TEST(SampleRefine, FourByteKeys) {
+  expect_refines_all_inputs<std::int32_t>();
+  expect_refines_all_inputs<float>();
+}
+
+TEST(SampleRefine, EightByteKeys) {
+  expect_refines_all_inputs<std::int64_t>();
+  expect_refines_all_inputs<double>();
+}
+
+// 2^22 uniform keys: sub-buckets of about 85 % of a tile, so that no sub-bucket takes
+// more than one merge and few take one; equal keys and three values: every key in an equality
+// sub-bucket, no merge.
+template <class Key>
+void expect_refined_sub_buckets() {
+  const std::size_t n = std::size_t{1} << 22;
+  for (const split_outcome o : {split_and_check<Key, ascending_less>(n, input::uniform, true),
+                                split_and_check<Key, descending_less>(n, input::uniform, true)}) {
+    std::printf("refined split %s n=%zu uniform: %zu sub-buckets take a merge, at most %u\n",
+                std::string(tools::type_name<Key>()).c_str(), n, o.merged_buckets, o.most_merges);
+    EXPECT_LE(o.most_merges, 1u) << tools::type_name<Key>();
+    EXPECT_LE(o.merged_buckets * 20, n >> tuning::optimized<sizeof(Key)>::tile_log2)
+        << tools::type_name<Key>() << ": more than 5 % of the tiles' sub-buckets take a merge";
+  }
+  const std::size_t odd = (std::size_t{1} << 20) + 3;
+  for (const input i : {input::equal, input::three}) {
+    EXPECT_EQ((split_and_check<Key, ascending_less>(odd, i, true).most_merges), 0u) << to_string(i);
+  }
+}
+
+TEST(SampleRefine, SubBucketsOfAboutATile) {
+  expect_refined_sub_buckets<std::int32_t>();
+  expect_refined_sub_buckets<double>();
+}
+
+// Small refined splits for compute-sanitizer (scripts/gpu-check runs Sanitize* under memcheck,
+// racecheck, synccheck and initcheck): buckets cut into three sub-buckets, equality buckets.
+TEST(SanitizeRefine, SplitAndRefine) {
+  split_and_check<std::int32_t, ascending_less>((std::size_t{1} << 22) + 5, input::uniform, true);
+  split_and_check<double, descending_less>((std::size_t{1} << 21) + 5, input::few, true);
+  split_and_check<float, ascending_less>(3 * tuning::optimized<4>::tile_keys + 5, input::equal,
+                                         true);
+}
+
+// The split and its refinement captured in a CUDA graph on a stream of its own and replayed twice
+// (the input uploaded again before each): neither synchronises with anything on the host.
 TEST(SampleSplit, CapturedInGraph) {
   using Key = float;
   const std::size_t n = (std::size_t{1} << 18) + 5;
   const std::uint64_t seed = input_seed(n, input::special);
   const std::vector<Key> keys = make_input<Key>(n, input::special, seed);
-  split_buffers<Key> buffers(n);
+  split_buffers<Key> buffers(n, true);
   cuda_stream stream;
   buffers.launch<descending_less>(stream.get());  // kernels loaded before the capture
   BITONIC_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
@@ -338,10 +438,11 @@ TEST(SampleSplit, CapturedInGraph) {
   for (int replay = 0; replay < 2; ++replay) {
     buffers.in.upload(keys, stream.get());
     BITONIC_CUDA_CHECK(cudaMemsetAsync(buffers.out.get(), 0, n * sizeof(Key), stream.get()));
+    BITONIC_CUDA_CHECK(cudaMemsetAsync(buffers.sub.get(), 0, n * sizeof(Key), stream.get()));
     BITONIC_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
     expect_split_result<Key, descending_less>(
-        keys, buffers.download(stream.get()), buffers.tile_log2,
-        describe<Key, descending_less>(n, input::special, seed) + " replay " +
+        keys, buffers.download(stream.get()), buffers.tile_log2, buffers.buckets(), buffers.tiles(),
+        describe<Key, descending_less>(n, input::special, seed, true) + " replay " +
             std::to_string(replay));
   }
   BITONIC_CUDA_CHECK(cudaGraphExecDestroy(exec));
