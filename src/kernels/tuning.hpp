@@ -267,8 +267,8 @@ struct short_rows {
 //! (as padded to a power of two of keys).
 struct staged_rows {
   static constexpr unsigned stage_bytes = 32 * 1024;
-  //! Rows of any length up to any_length_row_bytes; past it up to max_row_bytes, odd lengths (and
-  //! 8-byte keys' even ones but powers of two: sort_staged_rows::takes).
+  //! Rows of any length up to any_length_row_bytes; past it up to max_row_bytes, every length but
+  //! the powers of two (sort_staged_rows::takes).
   static constexpr unsigned any_length_row_bytes = 128;
   static constexpr unsigned max_row_bytes = 256;
   static constexpr unsigned block_threads(unsigned padded_row_bytes) {

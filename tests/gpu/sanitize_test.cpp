@@ -200,10 +200,11 @@ template <class Key>
 void expect_small_batched_sorts() {
   constexpr std::size_t tile = sizeof(Key) == 4 ? std::size_t{1} << 14 : std::size_t{1} << 13;
   // 16 and 32 keys: short rows of two and four lanes (four-byte keys), of four lanes and the tile
-  // (eight-byte keys); 34 and 36: staged rows taken as 8- and 16-byte vectors (four-byte keys).
-  for (const std::size_t size :
-       {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{32}, std::size_t{33},
-        std::size_t{34}, std::size_t{36}, std::size_t{300}, 2 * tile, tile + 1, 3 * tile + 5}) {
+  // (eight-byte keys); 34 and 36: staged rows taken as 8- and 16-byte vectors (four-byte keys),
+  // 40 from a skewed staging.
+  for (const std::size_t size : {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{32},
+                                 std::size_t{33}, std::size_t{34}, std::size_t{36}, std::size_t{40},
+                                 std::size_t{300}, 2 * tile, tile + 1, 3 * tile + 5}) {
     const std::size_t arrays = size < 1000 ? 300 : 3;
     const std::uint64_t seed = test::case_seed(size, tools::distribution::uniform);
     const std::vector<Key> input =
