@@ -76,8 +76,9 @@ bool gpu_available() noexcept;
 //! (no device-wide synchronisation). Synchronise the stream before reading the keys on the host.
 //! Memory: block_merge, and optimized once the keys exceed a block of the L2 cache (3/8 of the L2:
 //! 2^22 four-byte keys with a 50 MB L2) or, for 8-byte keys, from 2^19 keys, need scratch memory
-//! (workspace_bytes<Key>(n, opt) bytes: n keys, for optimized plus 8 bytes a tile, and from 2^24
-//! four-byte or 2^23 eight-byte keys about 1 MiB for the split into buckets). With opt.workspace
+//! (workspace_bytes<Key>(n, opt) bytes: n keys, for optimized plus 8 bytes a tile, from 2^24
+//! four-byte or 2^23 eight-byte keys about 1 MiB for the split into buckets, and from 2^26 and
+//! 2^24 about 1/64 of the keys' bytes more to cut the buckets again). With opt.workspace
 //! the call uses that and allocates nothing; too small a workspace throws bitonic::error naming the
 //! bytes needed. Without one it allocates stream-ordered on `opt.stream` from the library's own
 //! memory pool on the device (never from the device's default pool, which belongs to the
