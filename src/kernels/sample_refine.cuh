@@ -99,16 +99,8 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::sample_thr
   }
   const index_t first = s.key_begin[b], n = s.key_begin[b + 1] - first;
   if (n == 0) return;  // no tile is this bucket's: nothing reads its splitters
-  const index_t q = n / T::samples, rest = n % T::samples;
-  W words[rounds];
-#pragma unroll
-  for (unsigned k = 0; k < rounds; ++k) {
-    const index_t i = threadIdx.x * rounds + k;
-    words[k] = word_of<Key>(keys[first + i * q + (i * rest) / T::samples + q / 2]);
-  }
-  sample_split::sort_block_words<network::ceil_log2(T::samples)>(words, sample, less);
-  sample_split::store_words(sample + threadIdx.x * rounds, words);
-  __syncthreads();
+  sample_split::sort_sample<T::samples, rounds>(
+      sample, n, [&](index_t at) { return word_of<Key>(keys[first + at]); }, less);
   // k sub-buckets of about `target` keys: splitter j < k - 1 is the sample's (j + 1) / k
   // quantile, the later ones repeat splitter k - 2 (for k = 1: the sample's greatest word).
   const index_t wanted = (n + target - 1) / target;

@@ -254,6 +254,24 @@ __device__ void sort_block_words(W (&v)[Rounds], W* smem, Less less) {
   }
 }
 
+//! The whole block (Samples / Rounds threads) sorts the words of Samples of n keys into `sample`
+//! (Samples words of shared memory) and synchronises: sample i is key_word(at) for at = floor(i *
+//! n / Samples) plus half a stride, as q/r so that nothing overflows (fewer keys than Samples are
+//! sampled several times each); a thread's Rounds loads are all in flight at once.
+template <unsigned Samples, unsigned Rounds, class W, class KeyWord, class Less>
+__device__ void sort_sample(W* sample, index_t n, KeyWord key_word, Less less) {
+  const index_t q = n / Samples, r = n % Samples;
+  W words[Rounds];
+#pragma unroll
+  for (unsigned k = 0; k < Rounds; ++k) {
+    const index_t i = threadIdx.x * Rounds + k;
+    words[k] = key_word(i * q + (i * r) / Samples + q / 2);
+  }
+  sort_block_words<network::ceil_log2(Samples)>(words, sample, less);
+  store_words(sample + threadIdx.x * Rounds, words);
+  __syncthreads();
+}
+
 //! The whole block writes the 2^BucketsLog2 - 1 splitters `splitter(j)` (in-order j, a sorted
 //! sample's words) to `tree` breadth-first: node i of level l (i = 2^l - 1 + p) is the in-order
 //! splitter (2p + 1) * 2^(levels - 1 - l) - 1. And `equal`: bucket b (between splitters b - 1 and
@@ -288,18 +306,8 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_thre
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::sample_threads)
     m.lengths[b] = 0;
   if (threadIdx.x == 0) *m.most_merges = 0;
-  // Sample i at floor(i * n / samples) plus half a stride, as q/r so that nothing overflows; a
-  // thread's loads all in flight at once.
-  const index_t q = n / T::samples, r = n % T::samples;
-  W words[rounds];
-#pragma unroll
-  for (unsigned k = 0; k < rounds; ++k) {
-    const index_t i = threadIdx.x * rounds + k;
-    words[k] = n == 0 ? W{} : word_of<Key>(in[i * q + (i * r) / T::samples + q / 2]);
-  }
-  sort_block_words<network::ceil_log2(T::samples)>(words, sample, less);
-  store_words(sample + threadIdx.x * rounds, words);
-  __syncthreads();
+  sort_sample<T::samples, rounds>(
+      sample, n, [&](index_t at) { return n == 0 ? W{} : word_of<Key>(in[at]); }, less);
   write_splitters<T::buckets_log2>(
       [&](unsigned j) { return sample[(j + 1) * T::samples_per_bucket - 1]; }, splitters, m.equal,
       less);
