@@ -80,15 +80,14 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       reinterpret_cast<unsigned char*>(splits) - p.splits_offset_bytes + p.split_offset_bytes;
   constexpr unsigned tile_log2 = tuning::optimized<sizeof(Key)>::tile_log2;
   if (ps.on_buckets) {  // from the scratch (at) to the keys (to), bucket by bucket
-    namespace split = kernels::sample_split;
     count = p.bucket_positions(sizeof(Key));
     rows = kernels::key_rows{};
     rows.buckets =
-        p.refined ? kernels::refine_memory::carve(
-                        split_memory + split::split_memory::bytes(p.n, sizeof(Key), tile_log2), p.n,
-                        sizeof(Key), tile_log2)
-                        .table()
-                  : split::split_memory::carve(split_memory, p.n, sizeof(Key), tile_log2).table();
+        p.refined
+            ? kernels::refine_memory::carve_behind_split(split_memory, p.n, sizeof(Key), tile_log2)
+                  .table()
+            : kernels::sample_split::split_memory::carve(split_memory, p.n, sizeof(Key), tile_log2)
+                  .table();
     rows.bucket_pass = ps.kind == plan::pass_kind::sort_tiles ? 0 : ps.first.stage - tile_log2;
     if (p.refined && ps.kind == plan::pass_kind::sort_tiles) {
       // The refinement left the sub-buckets in the keys: a sub-bucket's first pass reads them

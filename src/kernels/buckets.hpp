@@ -143,8 +143,6 @@ struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_t
   unsigned* counts = nullptr;  //!< [split tiles][refine buckets]
   network::index_t* lengths = nullptr;       //!< [buckets]
   network::index_t* bucket_tiles = nullptr;  //!< [split buckets]: the tiles of its sub-buckets
-  unsigned split_buckets = 0, refine_buckets = 0;
-  network::index_t split_tiles = 0;  //!< the split's table's tiles (split_memory::tiles)
 
   //! Tiles of positions that the sub-buckets of n keys can span: a bucket of L keys takes k <=
   //! ceil(L / target) sub-buckets (tuning::sample_refine's fill of a tile), of which at most k + 2
@@ -183,13 +181,19 @@ struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_t
     m.merges = reinterpret_cast<unsigned*>(base + s.merges_offset);
     m.tile_bucket = reinterpret_cast<unsigned*>(base + s.tile_bucket_offset);
     m.most_merges = m.tile_bucket + s.tiles;
-    m.split_buckets = s.split_buckets;
-    m.refine_buckets = s.refine_buckets;
     m.buckets = s.buckets;
     m.tile_log2 = tile_log2;
-    m.split_tiles = s.split_tiles;
     m.tiles = s.tiles;
     return m;
+  }
+
+  //! carve() of the memory behind the split's at `split` (split_memory::bytes of it), where the
+  //! plans keep it.
+  static refine_memory carve_behind_split(void* split, network::index_t n, std::size_t key_bytes,
+                                          unsigned tile_log2) {
+    return carve(static_cast<unsigned char*>(split) +
+                     sample_split::split_memory::bytes(n, key_bytes, tile_log2),
+                 n, key_bytes, tile_log2);
   }
 
  private:

@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(T::buckets) table_kernel(refine_memory r) {
   const auto tiles_of = [&](index_t length) {
     return (length + (index_t{1} << r.tile_log2) - 1) >> r.tile_log2;
   };
-  // The tiles of the buckets before b (a thread each, r.split_buckets <= T::buckets), and the
+  // The tiles of the buckets before b (a thread each: the split's buckets <= T::buckets), and the
   // exclusive sum of this bucket's sub-buckets' tiles before sub-bucket j.
   const index_t sub = index_t{b} * T::buckets + j, tiles = tiles_of(r.lengths[sub]);
   index_t totals[2];
@@ -305,8 +305,9 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
 //! Cuts every bucket of the split of n keys (n < 2^32) that launch_split wrote to `split_keys`,
 //! with its memory at `memory`, into sub-buckets under `less` on the keys' words: writes the keys
 //! to `out` (another buffer of n keys) sub-bucket by sub-bucket, the same bits, and the
-//! sub-buckets' table to the refine_memory behind the split's (refine_memory::carve(memory +
-//! split_memory::bytes(...), ...).table() reads it). Five launches chained on `stream`.
+//! sub-buckets' table to the refine_memory behind the split's
+//! (refine_memory::carve_behind_split(memory, ...).table() reads it). Five launches chained on
+//! `stream`.
 template <class Key, class Less>
 void launch_refine(const Key* split_keys, Key* out, index_t n, void* memory, unsigned tile_log2,
                    Less less, cudaStream_t stream) {
@@ -315,9 +316,7 @@ void launch_refine(const Key* split_keys, Key* out, index_t n, void* memory, uns
     throw error("bitonic: internal error: a refined split of 2^32 keys or more");
   }
   const split_memory s = split_memory::carve(memory, n, sizeof(Key), tile_log2);
-  const refine_memory r = refine_memory::carve(
-      static_cast<unsigned char*>(memory) + split_memory::bytes(n, sizeof(Key), tile_log2), n,
-      sizeof(Key), tile_log2);
+  const refine_memory r = refine_memory::carve_behind_split(memory, n, sizeof(Key), tile_log2);
   const unsigned tile_blocks = grid_blocks(s.tiles, 1);
   launch_chained(sample_kernel<Key, Less>, s.buckets, T::sample_threads, 0, stream,
                  "sample_refine sample_kernel launch", split_keys, s, r,

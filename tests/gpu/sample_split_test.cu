@@ -140,9 +140,7 @@ struct split_buffers {
         split::split_memory::carve(memory.get(), n, sizeof(Key), tile_log2);
     if (refined) {
       const kernels::refine_memory r =
-          kernels::refine_memory::carve(reinterpret_cast<unsigned char*>(memory.get()) +
-                                            split::split_memory::bytes(n, sizeof(Key), tile_log2),
-                                        n, sizeof(Key), tile_log2);
+          kernels::refine_memory::carve_behind_split(memory.get(), n, sizeof(Key), tile_log2);
       return {sub.download(),
               in.download(),
               copy_back(r.key_begin, r.buckets + 1),
