@@ -372,15 +372,20 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
 //! key's order word high, the value low), sorted with the 8-byte network and split again; from
 //! 2^23 records (where the word sort splits into buckets) the split makes the words as it reads
 //! the two arrays and the last passes write keys and values back apart, with no pass of their own.
-//! Otherwise (stable, 8-byte values, 8-byte keys) an argsort (see below), then the values, and
-//! the keys that the words cannot give back (stable float keys, 8-byte keys), gathered in that
-//! order (past the split, through positions that the last passes write). Asynchronous on
-//! opt.stream like `sort`. Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch (8
-//! bytes a pair, plus copies of what is gathered and 4-byte positions, plus the 8-byte sort's),
-//! from opt.workspace or else the library's pool, as for `sort`.
+//! 8-byte keys, not stable, from 2^19 records: the same with one 16-byte word a record (the key's
+//! order word high, the value low; equal keys end ordered by their values' bits), sorted by the
+//! split, its refinement, the first pass and merges on those words. Otherwise (stable, 8-byte
+//! values, fewer 8-byte keys) an argsort (see below), then the values, and the keys that the
+//! words cannot give back (stable float keys, 8-byte keys), gathered in that order (past the
+//! split, through positions that the last passes write). Asynchronous on opt.stream like `sort`.
+//! Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch (8 bytes a pair, plus
+//! copies of what is gathered and 4-byte positions, plus the 8-byte sort's; 32 a pair and the
+//! split's tables for the 16-byte words), from opt.workspace or else the library's pool, as for
+//! `sort`.
 //!
 //! Preconditions: as for `sort`, for both arrays, which must not overlap; n <= 2^32.
-//! Complexity: one 8-byte key sort of n words (two for 8-byte keys) plus O(n) passes.
+//! Complexity: one 8-byte key sort of n words (two for fewer than 2^19 8-byte keys, or one sort
+//! of 16-byte words) plus O(n) passes.
 //! Throws bitonic::error (data untouched) as `sort` does, and when the arrays overlap or n > 2^32.
 template <class Key, class Value>
 void sort_pairs(Key* d_keys, Value* d_values, std::size_t n, const options& opt = {});
@@ -397,16 +402,19 @@ std::size_t pairs_workspace_bytes(std::size_t n, const options& opt = {});
 //!
 //! How: each key's order word (-0.0 and +0.0 one word, every NaN one word, complemented when
 //! descending) and its position make a 64-bit word; sorting those with the 8-byte network orders
-//! by key and then by position. 8-byte keys take two such sorts, the low half of the key's word
-//! first, then the high half (least significant digit first; each sort is stable, so the second
-//! keeps the first's order among equal high halves). 4-byte keys from 2^23 (where the word sort
-//! splits into buckets): the split reads the keys and the last passes write the indices (and
+//! by key and then by position. 8-byte keys from 2^22: the key's order word and its position
+//! make one 16-byte word, sorted as sort_pairs sorts them; fewer take two 8-byte sorts, the low
+//! half of the key's word first, then the high half (least significant digit first; each sort is
+//! stable, so the second keeps the first's order among equal high halves). 4-byte keys from 2^23
+//! and 8-byte keys from 2^22: the split reads the keys and the last passes write the indices (and
 //! the sorted keys of integers) directly. Asynchronous on opt.stream like `sort`.
 //! Memory: argsort_workspace_bytes<Key, Index>(n, opt) bytes of scratch (8 bytes a key plus the
-//! 8-byte sort's; 4 more for 8-byte keys), from opt.workspace or the library's pool.
+//! 8-byte sort's; 4 more for 8-byte keys; 32 a key and the split's tables for 16-byte words), from
+//! opt.workspace or the library's pool.
 //!
 //! Preconditions: as for `sort`, for both arrays, which must not overlap; n <= 2^32.
-//! Complexity: one (8-byte keys: two) 8-byte key sort of n words plus O(n) passes.
+//! Complexity: one 8-byte key sort of n words (8-byte keys: two, or one of 16-byte words from
+//! 2^22) plus O(n) passes.
 //! Throws bitonic::error (indices untouched) as `sort` does, and when the arrays overlap or
 //! n > 2^32.
 template <class Key, class Index>

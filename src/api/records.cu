@@ -7,7 +7,9 @@
 // keep equal keys in input order as they do in one array. Where the word sort splits into buckets
 // (from 2^23 words), 4-byte keys skip the words' own passes: the split reads the keys (and 4-byte
 // values) from the caller's arrays and the buckets' last passes write keys and values or indices
-// there (kernels/record_io.cuh); unstable pairs and argsort take that way.
+// there (kernels/record_io.cuh); unstable pairs and argsort take that way. 8-byte keys with
+// values (not stable) or positions (argsort) from tuning::wide_records' counts sort as 16-byte
+// words instead (sort_w128.cu), read and written the same way: one sort, no gathers.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -129,10 +131,24 @@ record_plan plan_records(std::size_t value_bytes, bool stable) {
   return p;
 }
 
+//! Whether sort_records of n keys of Key with values of value_bytes (0: none) sorts them as wide
+//! records: an unstable sort_pairs of 8-byte keys (equal keys end ordered by their values).
+template <class Key>
+bool sorts_pairs_wide(std::size_t n, std::size_t value_bytes, const options& opt,
+                      std::size_t array_size) {
+  return sizeof(Key) == 8 && value_bytes != 0 && !opt.stable && array_size == 0 &&
+         sorts_as_wide_records(n, false, opt);
+}
+
 //! The layout of a sort of n >= 2 keys of Key, with values of value_bytes (0: none).
 template <class Key>
 record_layout records_layout(std::size_t n, std::size_t value_bytes, const options& opt,
                              std::size_t array_size = 0) {
+  if (sorts_pairs_wide<Key>(n, value_bytes, opt, array_size)) {
+    record_layout l;
+    l.bytes = wide_records_bytes(n);
+    return l;
+  }
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
   if (p.values_in_words && sorts_as_record_rows<Key>(n, array_size, opt)) return {};
   return layout_for(n, sizeof(Key), p.keys_from_words ? 0 : sizeof(Key),
@@ -162,22 +178,25 @@ struct record_buffers {
   }
 };
 
-//! The record_io (kernels/record_io.cuh) of 4-byte keys of Key read from keys_in with values_in
-//! (null: positions) beside them, written to keys_out (null: none) and values_out (value_bytes
-//! each), as class words when by_class, in `direction`.
-template <class Key>
-kernels::record_io record_io_of(const Key* keys_in, const std::uint32_t* values_in, Key* keys_out,
-                                void* values_out, std::size_t value_bytes, bool by_class,
-                                order direction) {
-  static_assert(sizeof(Key) == 4, "4-byte keys beside their values in a 64-bit word");
-  kernels::record_io io;
-  io.keys_in = reinterpret_cast<const std::uint32_t*>(keys_in);
+//! The record I/O (kernels/record_io.cuh) of keys of Key read from keys_in with values_in (null:
+//! positions) beside them, written to keys_out (null: none) and values_out (value_bytes each), as
+//! class words when by_class, in `direction`: record_io for 4-byte keys, wide_record_io for
+//! 8-byte ones.
+template <class Key, class ValuesIn>
+auto record_io_of(const Key* keys_in, ValuesIn values_in, Key* keys_out, void* values_out,
+                  std::size_t value_bytes, bool by_class, order direction) {
+  static_assert(sizeof(Key) == 4 || sizeof(Key) == 8, "keys of 4 or 8 bytes beside their values");
+  using IO = std::conditional_t<sizeof(Key) == 4, kernels::record_io, kernels::wide_record_io>;
+  using Bits = bits_t<sizeof(Key)>;
+  IO io;
+  io.keys_in = reinterpret_cast<const Bits*>(keys_in);
   io.values_in = values_in;
-  io.keys_out = reinterpret_cast<std::uint32_t*>(keys_out);
+  io.keys_out = reinterpret_cast<Bits*>(keys_out);
   io.values_out = values_out;
   io.value_bytes = unsigned(value_bytes);
   io.by_class = by_class;
-  io.codec = {kernels::rows::word_map_of<Key>(), direction == order::descending ? ~0u : 0u};
+  io.codec = {kernels::rows::word_map_of<Key>(),
+              direction == order::descending ? ~Bits{0} : Bits{0}};
   return io;
 }
 
@@ -279,6 +298,18 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
                   const char* caller, const char* sizing, std::size_t array_size = 0) {
   using key_bits = bits_t<sizeof(Key)>;
   const std::size_t value_bytes = d_values != nullptr ? sizeof(Value) : 0;
+  if constexpr (sizeof(Key) == 8) {
+    if (sorts_pairs_wide<Key>(n, value_bytes, opt, array_size)) {
+      runtime::stream_buffer<std::byte> owned;
+      std::byte* const scratch = workspace_or_pool(
+          opt, wide_records_bytes(n),
+          {{d_keys, n * sizeof(Key), "the keys"}, {d_values, n * value_bytes, "the values"}}, owned,
+          caller, sizing);
+      return sort_wide_records(
+          record_io_of(d_keys, d_values, d_keys, d_values, value_bytes, false, opt.direction), n,
+          scratch, opt.stream);
+    }
+  }
   const record_plan p = plan_records<Key>(value_bytes, opt.stable);
   if (p.values_in_words && sorts_as_record_rows<Key>(n, array_size, opt)) {
     kernels::rows::record_arrays a;
@@ -346,6 +377,35 @@ bool argsort_by_split(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, s
   return true;
 }
 
+//! The argsort of 8-byte keys as wide records (kernels/record_io.cuh): each key's class word beside
+//! its position, sorted as one 16-byte word, so that equivalent keys keep their input order; the
+//! last passes write the indices (and the sorted keys of integers, which decode from their class
+//! words; doubles' are gathered by the indices after).
+template <class Key, class Index>
+void argsort_wide(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
+                  const options& opt, const char* caller, const char* sizing) {
+  constexpr bool keys_decode = !std::is_floating_point_v<Key>;
+  const bool gather_keys = !keys_decode && d_sorted_keys != nullptr;
+  if (gather_keys) {
+    const kernels::load_only_scope loading;
+    records::launch_gather_by_index<std::uint64_t, Index>(nullptr, nullptr, nullptr, 0, opt.stream);
+  }
+  runtime::stream_buffer<std::byte> owned;
+  std::byte* const scratch = workspace_or_pool(
+      opt, wide_records_bytes(n),
+      {{d_keys, n * sizeof(Key), "the keys"},
+       {d_indices, n * sizeof(Index), "the indices"},
+       {d_sorted_keys, d_sorted_keys != nullptr ? n * sizeof(Key) : 0, "the sorted keys"}},
+      owned, caller, sizing);
+  sort_wide_records(record_io_of(d_keys, nullptr, keys_decode ? d_sorted_keys : nullptr, d_indices,
+                                 sizeof(Index), true, opt.direction),
+                    n, scratch, opt.stream);
+  if (gather_keys) {
+    records::launch_gather_by_index(reinterpret_cast<const std::uint64_t*>(d_keys), d_indices,
+                                    reinterpret_cast<std::uint64_t*>(d_sorted_keys), n, opt.stream);
+  }
+}
+
 //! The argsort of d_keys[0, n) into d_indices, and the sorted keys into d_sorted_keys unless that
 //! is null; arguments checked, n >= 2; batched in arrays of array_size keys (indices counted from
 //! each array's start) unless that is 0.
@@ -362,6 +422,11 @@ void argsort_records(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, st
     a.by_class = true;
     a.keys_gathered = std::is_floating_point_v<Key>;
     return sort_record_rows<Key>(a, n, array_size, opt);
+  }
+  if constexpr (sizeof(Key) == 8) {
+    if (array_size == 0 && sorts_as_wide_records(n, true, opt)) {
+      return argsort_wide(d_keys, d_sorted_keys, d_indices, n, opt, caller, sizing);
+    }
   }
   using key_bits = bits_t<sizeof(Key)>;
   {
@@ -393,6 +458,9 @@ void argsort_records(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, st
 //! argsort_records' workspace bytes.
 template <class Key>
 std::size_t argsort_bytes(std::size_t n, std::size_t array_size, const options& opt) {
+  if (sizeof(Key) == 8 && array_size == 0 && sorts_as_wide_records(n, true, opt)) {
+    return wide_records_bytes(n);
+  }
   return sorts_as_record_rows<Key>(n, array_size, opt)
              ? 0
              : argsort_words_bytes<Key>(n, array_size, opt);

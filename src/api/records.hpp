@@ -17,6 +17,7 @@
 namespace bitonic {
 namespace kernels {
 struct record_io;
+struct wide_record_io;
 }  // namespace kernels
 
 namespace api {
@@ -30,6 +31,21 @@ namespace api {
 //! the words and sorts them). Defined in sort_u64.cu, with the word sort.
 bool sort_records_as_words(const kernels::record_io& io, std::uint64_t* words, std::size_t n,
                            const options& opt, const char* caller);
+
+//! Whether n records of 8-byte keys, with values or (`positions`: an argsort's) with their
+//! positions, sort as 16-byte words (kernels/record_io.cuh's wide_record_io) under opt: from
+//! tuning::wide_records' counts, with the optimized kernels (opt.algo automatic or optimized) on
+//! a device whose blocks hold their tiles. Defined in sort_w128.cu, with that sort.
+bool sorts_as_wide_records(std::size_t n, bool positions, const options& opt);
+
+//! Workspace bytes of sort_wide_records for n records, alignment slack included.
+std::size_t wide_records_bytes(std::size_t n);
+
+//! Sorts the n records of `io` ascending by their 16-byte words, reading and writing them in io's
+//! arrays, on `stream`; `scratch` holds wide_records_bytes(n). Loads every kernel it launches
+//! before the first runs. Defined in sort_w128.cu.
+void sort_wide_records(const kernels::wide_record_io& io, std::size_t n, std::byte* scratch,
+                       cudaStream_t stream);
 
 //! Positions are 32 bits in the words, so a record sort takes at most 2^32 keys.
 inline void require_positions(std::size_t n, const char* caller) {

@@ -60,6 +60,47 @@ inline unsigned bucket_merge_blocks(const plan::plan& p, const kernels::key_rows
   return rows.bucket_pass <= likely_merges ? 0 : few_blocks;
 }
 
+//! Launches one pass of a kind that split plans do not have (run_library_pass's others).
+template <class Key, class Less>
+void run_network_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* to,
+                      std::size_t count, const kernels::key_rows& rows, Less less,
+                      cudaStream_t stream) {
+  switch (ps.kind) {
+    case plan::pass_kind::global_step:
+      kernels::launch_global_step(at, count, ps.first, less, stream);
+      break;
+    case plan::pass_kind::block_steps:
+      kernels::launch_fused_steps(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::tile_steps:
+      kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::tile_tail:
+      kernels::optimized_tail::launch(at, count, rows, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
+      kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
+      break;
+    case plan::pass_kind::merge_stages:
+      kernels::optimized_merge::launch(at, count, ps.first, ps.last, less, stream);
+      break;
+    case plan::pass_kind::gather_steps:
+      kernels::optimized_gather::launch(at, count, rows, ps.first, ps.last, ps.span_log2, less,
+                                        stream);
+      break;
+    case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
+      kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
+      break;
+    case plan::pass_kind::sort_rows:  // rows plans are never blocked
+      kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,
+                               kernels::rows::word_map_of<Key>(),
+                               Less::reverses ? order::descending : order::ascending, stream);
+      break;
+    default:
+      throw error("bitonic: internal error: a pass kind with no kernel");
+  }
+}
+
 //! Launches one pass of a plan for the library's own orders (ascending_less, descending_less on
 //! ordered words): keys at `at` (or `tiles_in` for a first pass) to `to`, `count` of them. With a
 //! record_io (record_plan_io says which plans take one) the split reads the records from its
@@ -103,16 +144,9 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       ps.kind != plan::pass_kind::merge_stage) {
     throw error("bitonic: internal error: a pass with no kernel for rows of missing keys");
   }
+  // A split plan's pass kinds, which every word size has; 16-byte record words have no others
+  // (plan::make_split_plan), so that their kernels are these only.
   switch (ps.kind) {
-    case plan::pass_kind::global_step:
-      kernels::launch_global_step(at, count, ps.first, less, stream);
-      break;
-    case plan::pass_kind::block_steps:
-      kernels::launch_fused_steps(at, count, ps.first, ps.last, less, stream);
-      break;
-    case plan::pass_kind::tile_steps:
-      kernels::launch_tile_steps(at, count, ps.first, ps.last, less, stream);
-      break;
     case plan::pass_kind::sort_tiles:
       if (ps.writes_words) {
         kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, rows, ps.first,
@@ -121,15 +155,6 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
         kernels::optimized_sort_tile::launch<Key>(tiles_in, to, count, rows, ps.first, ps.last,
                                                   less, stream);
       }
-      break;
-    case plan::pass_kind::tile_tail:
-      kernels::optimized_tail::launch(at, count, rows, ps.first, ps.last, less, stream);
-      break;
-    case plan::pass_kind::cluster_sort:  // never blocked: offset 0, count n
-      kernels::optimized_cluster_sort::launch(at, count, ps.last.stage, less, stream);
-      break;
-    case plan::pass_kind::merge_stages:
-      kernels::optimized_merge::launch(at, count, ps.first, ps.last, less, stream);
       break;
     case plan::pass_kind::merge_stage: {  // reads words; never blocked
       require_split_memory<Key>(p);
@@ -144,13 +169,6 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       }
       break;
     }
-    case plan::pass_kind::gather_steps:
-      kernels::optimized_gather::launch(at, count, rows, ps.first, ps.last, ps.span_log2, less,
-                                        stream);
-      break;
-    case plan::pass_kind::merge_runs:  // never blocked: offset 0, count n
-      kernels::launch_merge_runs(at, to, p.n, ps.run_log2, less, stream);
-      break;
     case plan::pass_kind::split_buckets:  // never blocked: tiles_in to the scratch (to)
       kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
                                                tile_log2, less, stream, io);
@@ -160,11 +178,12 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
                                                    less, stream);
       }
       break;
-    case plan::pass_kind::sort_rows:  // rows plans are never blocked
-      kernels::rows::sort_rows(at, sizeof(Key), p.rows.count, p.rows.length,
-                               kernels::rows::word_map_of<Key>(),
-                               Less::reverses ? order::descending : order::ascending, stream);
-      break;
+    default:
+      if constexpr (sizeof(Key) == 16) {
+        throw error("bitonic: internal error: a pass that 16-byte words have no kernel for");
+      } else {
+        run_network_pass(p, ps, at, to, count, rows, less, stream);
+      }
   }
 }
 
@@ -193,8 +212,8 @@ template <class Key, class Less, class IO = kernels::keys_only>
 void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStream_t caller,
               const Key* source = nullptr, const IO& io = {}) {
   if constexpr (kernels::is_record_io_v<IO>) {
-    static_assert(std::is_same_v<Key, std::uint64_t> && !Less::reverses,
-                  "records sort as 64-bit words, ascending");
+    static_assert(std::is_same_v<Key, typename IO::word_type> && !Less::reverses,
+                  "records sort as their words, ascending");
     if (!record_plan_io(p) || source != nullptr) {
       throw error("bitonic: internal error: a record sort's plan that does not split");
     }
@@ -208,8 +227,11 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
   bool first_pass = true;
   runtime::stream_lanes lanes(caller, p.blocked.empty() || load_only ? 1 : plan::blocks_in_flight);
   bool ends_in_scratch = false;
-  if (p.split_bytes != 0 && reinterpret_cast<std::uintptr_t>(scratch) % 8 != 0) {
-    throw error("bitonic: internal error: scratch for splits not 8-byte aligned");
+  // The split's memory lies in the scratch at offsets of whole 16-byte pieces: 8-byte aligned
+  // for splitters of up to 8 bytes, 16 for those of 16-byte words.
+  constexpr std::size_t split_alignment = sizeof(Key) == 16 ? 16 : 8;
+  if (p.split_bytes != 0 && reinterpret_cast<std::uintptr_t>(scratch) % split_alignment != 0) {
+    throw error("bitonic: internal error: scratch for splits not aligned");
   }
   const auto splits =
       reinterpret_cast<index_t*>(reinterpret_cast<unsigned char*>(scratch) + p.splits_offset_bytes);

@@ -68,13 +68,23 @@ struct table_arrays {
   }
 };
 
+//! The split's and the refinement's scratch is carved in parts of whole 16-byte pieces, so that
+//! every part is as aligned as the memory (16 bytes: the splitters of 16-byte record words).
+constexpr std::size_t round_up(std::size_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
+//! Bytes a splitter takes in that scratch: its word's, at least 8.
+constexpr std::size_t splitter_bytes(std::size_t key_bytes) {
+  return key_bytes < 8 ? 8 : key_bytes;
+}
+
 namespace sample_split {
 
 using network::index_t;
 
 //! The device scratch of a split apart from its output: the splitters, the counts of every
 //! (bucket, block) (later their first output indices) and the table's arrays, carved from one
-//! 8-byte aligned allocation of bytes() bytes in that order.
+//! 16-byte aligned allocation of bytes() bytes in that order.
 struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, buckets, tile_log2)
   void* splitters = nullptr;          //!< [buckets - 1] words, breadth-first
   index_t* counts = nullptr;          //!< [buckets * split_blocks], bucket-major
@@ -88,7 +98,7 @@ struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, bucke
     return s.tile_bucket_offset + round_up((s.tiles + 1) * sizeof(unsigned));
   }
 
-  //! The arrays within `memory` (8-byte aligned, bytes() long) for the same arguments.
+  //! The arrays within `memory` (16-byte aligned, bytes() long) for the same arguments.
   static split_memory carve(void* memory, index_t n, std::size_t key_bytes, unsigned tile_log2) {
     const shape s = shape_of(n, key_bytes, tile_log2);
     unsigned char* const base = static_cast<unsigned char*>(memory);
@@ -114,14 +124,13 @@ struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, bucke
     index_t tiles;
     std::size_t counts_offset, key_begin_offset, flags_offset, tile_bucket_offset;
   };
-  static constexpr std::size_t round_up(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
   static shape shape_of(index_t n, std::size_t key_bytes, unsigned tile_log2) {
     const auto [buckets, blocks] = tuning::for_key_bytes<tuning::sample_split>(
         key_bytes, [](auto t) -> std::pair<unsigned, unsigned> {
           return {decltype(t)::buckets, decltype(t)::split_blocks};
         });
     shape s{buckets, bucket_table::max_tiles(n, buckets, tile_log2), 0, 0, 0, 0};
-    s.counts_offset = round_up(std::size_t{buckets - 1} * 8);  // words of up to 8 bytes
+    s.counts_offset = round_up(std::size_t{buckets - 1} * splitter_bytes(key_bytes));
     s.key_begin_offset = s.counts_offset + std::size_t{buckets} * blocks * sizeof(index_t);
     s.flags_offset = s.key_begin_offset + (3 * std::size_t{buckets} + 2) * sizeof(index_t);
     s.tile_bucket_offset = s.flags_offset + round_up(2 * std::size_t{buckets} * sizeof(unsigned));
@@ -134,7 +143,7 @@ struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, bucke
 //! The device scratch of the split's second level (sample_refine.cuh), behind the split's own:
 //! each bucket's splitters, the counts of every (tile of the split's table, sub-bucket) (later
 //! their first output indices, from the bucket's first key), and the table of the sub-buckets
-//! (sub-bucket j of bucket b is table bucket b * refine buckets + j), carved from one 8-byte
+//! (sub-bucket j of bucket b is table bucket b * refine buckets + j), carved from one 16-byte
 //! aligned allocation of bytes() bytes in that order. Counts are 32-bit: plans refine only fewer
 //! than 2^32 keys.
 struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_tiles(...)
@@ -165,7 +174,7 @@ struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_t
     return s.tile_bucket_offset + round_up((s.tiles + 1) * sizeof(unsigned));
   }
 
-  //! The arrays within `memory` (8-byte aligned, bytes() long) for the same arguments.
+  //! The arrays within `memory` (16-byte aligned, bytes() long) for the same arguments.
   static refine_memory carve(void* memory, network::index_t n, std::size_t key_bytes,
                              unsigned tile_log2) {
     const shape s = shape_of(n, key_bytes, tile_log2);
@@ -202,7 +211,6 @@ struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_t
     network::index_t split_tiles, tiles;
     std::size_t equal_offset, counts_offset, key_begin_offset, merges_offset, tile_bucket_offset;
   };
-  static constexpr std::size_t round_up(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
   static shape shape_of(network::index_t n, std::size_t key_bytes, unsigned tile_log2) {
     const unsigned split_buckets = tuning::sample_split_buckets(key_bytes);
     const unsigned refine_buckets = tuning::sample_refine_buckets(key_bytes);
@@ -213,7 +221,8 @@ struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_t
     s.split_tiles = bucket_table::max_tiles(n, split_buckets, tile_log2);
     s.tiles = max_tiles(n, key_bytes, tile_log2);
     const std::size_t subs = std::size_t{split_buckets} * refine_buckets;
-    s.equal_offset = round_up(std::size_t{split_buckets} * (refine_buckets - 1) * 8);
+    s.equal_offset =
+        round_up(std::size_t{split_buckets} * (refine_buckets - 1) * splitter_bytes(key_bytes));
     s.counts_offset = s.equal_offset + round_up(subs * sizeof(unsigned));
     s.key_begin_offset =
         s.counts_offset + round_up(s.split_tiles * refine_buckets * sizeof(unsigned));

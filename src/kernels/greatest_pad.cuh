@@ -17,19 +17,6 @@
 
 namespace bitonic::kernels {
 
-//! __shfl_xor_sync of any trivially copyable value whose size is a multiple of 4 bytes.
-template <class T>
-__device__ T shuffle_xor(T v, unsigned lane_mask) {
-  static_assert(sizeof(T) % 4 == 0, "shuffled as 4-byte words");
-  unsigned words[sizeof(T) / 4];
-  std::memcpy(words, &v, sizeof v);
-#pragma unroll
-  for (unsigned i = 0; i < sizeof(T) / 4; ++i)
-    words[i] = __shfl_xor_sync(~0u, words[i], lane_mask);
-  std::memcpy(&v, words, sizeof v);
-  return v;
-}
-
 //! Pads the registers (layout L) of the tile whose index fails `holds` with the greatest key the
 //! tile holds, writes the tile's keys equivalent to it to out[tile_n - c, tile_n), and returns c:
 //! the caller sorts the tile and stores its first tile_n - c keys. Every thread of the block calls

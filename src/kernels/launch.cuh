@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "bitonic/cuda_helpers.hpp"
@@ -86,6 +87,24 @@ struct key_rows {
     return {begin + length, first_key - begin, length, buckets.merges[b]};
   }
 };
+
+//! __shfl_xor_sync of any trivially copyable value whose size is a multiple of 4 bytes (CUDA's
+//! own for its arithmetic types, which it shuffles the same way).
+template <class T>
+__device__ T shuffle_xor(T v, unsigned lane_mask) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return __shfl_xor_sync(~0u, v, lane_mask);
+  } else {
+    static_assert(sizeof(T) % 4 == 0, "shuffled as 4-byte words");
+    unsigned words[sizeof(T) / 4];
+    std::memcpy(words, &v, sizeof v);
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T) / 4; ++i)
+      words[i] = __shfl_xor_sync(~0u, words[i], lane_mask);
+    std::memcpy(&v, words, sizeof v);
+    return v;
+  }
+}
 
 //! for_each_tile, with the tile's row (key_rows::span) as run's fourth argument.
 template <unsigned TileKeys, class Run>

@@ -169,7 +169,7 @@ __device__ void merge_and_store(tile_type<Key>& tile, Stored* out, index_t tile_
   tile.template exchange<layout::registers_low, layout::registers_mid>();
   if constexpr (is_record_io_v<IO>) {
     if (decode) {
-      const auto put = [&](unsigned i, std::uint64_t w) { io.put(at + i, w); };
+      const auto put = [&](unsigned i, const auto& w) { io.put(at + i, w); };
       if (tile_n == Tile::keys) {
         tile.template store_each<layout::registers_mid, true>(Tile::keys, put);
       } else {

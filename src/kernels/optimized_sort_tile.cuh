@@ -97,7 +97,7 @@ __device__ void stages(Tile& tile, Less less, unsigned stop = Last) {
   static_assert(!FromHigh || First > warp_log2,
                 "the high layout holds no bits of a warp's keys but the threads'");
   static_assert(Last <= high + R, "the tile holds the stages' blocks");
-  constexpr unsigned unrolled = sizeof(typename Tile::W) == 8 ? 1 : Last - First + 1;
+  constexpr unsigned unrolled = sizeof(typename Tile::W) >= 8 ? 1 : Last - First + 1;
 #pragma unroll unrolled
   for (unsigned s = First; s <= Last; ++s) {
     if (s > stop) break;
@@ -137,7 +137,8 @@ template <class Key>
 using tune = tuning::optimized<sizeof(Key)>;
 //! The whole first pass: stages 1..tile_log2 on tiles.
 template <class Key>
-using whole = part<Key, tune<Key>::tile_log2, 1, tune<Key>::tile_log2, tune<Key>::tile_min_blocks>;
+using whole = part<Key, tune<Key>::tile_log2, 1, tune<Key>::tile_log2, tune<Key>::tile_min_blocks,
+                   tune<Key>::tile_register_bits>;
 //! The split first pass: stages 1..warp_stages on every warp's keys, then the rest on tiles of
 //! 2^TileLog2 keys: a whole tile, or less when n is (a small n on a padded full tile wastes its
 //! steps on pads).
@@ -201,7 +202,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
           if constexpr (is_record_io_v<IO>) {
             if (step.last) {
               tile.template store_each<lay::registers_mid, Full>(
-                  tile_n, [&](unsigned i, std::uint64_t w) { io.put(base + i, w); });
+                  tile_n, [&](unsigned i, const auto& w) { io.put(base + i, w); });
               return;
             }
           }
@@ -225,26 +226,32 @@ bool with_part(network::step first, network::step last, index_t n, Run run) {
     return last.distance_log2 == 0 &&
            (last.stage == part_last || (last.stage < part_last && n <= (index_t{1} << last.stage)));
   };
-  constexpr unsigned rest_first = tune<Key>::warp_stages + 1;
-  if (first == network::step{rest_first, rest_first - 1}) {  // the smallest tile that fits
-    if (last.stage < rest_first) return false;
-    if (ends(RestLog2)) {
-      run(rest<Key, RestLog2>{});
-      return true;
-    }
-    if constexpr (RestLog2 < tune<Key>::tile_log2) {
-      return with_part<Key, RestLog2 + 1>(first, last, n, run);
-    }
-    return false;
-  }
-  if (first == network::step{1, 0} && ends(warps<Key>::last)) {
-    run(warps<Key>{});
-  } else if (first == network::step{1, 0} && ends(whole<Key>::last)) {
+  if constexpr (sizeof(Key) == 16) {  // record words: split plans, whole tiles only
+    if (first != network::step{1, 0} || !ends(whole<Key>::last)) return false;
     run(whole<Key>{});
+    return true;
   } else {
-    return false;
+    constexpr unsigned rest_first = tune<Key>::warp_stages + 1;
+    if (first == network::step{rest_first, rest_first - 1}) {  // the smallest tile that fits
+      if (last.stage < rest_first) return false;
+      if (ends(RestLog2)) {
+        run(rest<Key, RestLog2>{});
+        return true;
+      }
+      if constexpr (RestLog2 < tune<Key>::tile_log2) {
+        return with_part<Key, RestLog2 + 1>(first, last, n, run);
+      }
+      return false;
+    }
+    if (first == network::step{1, 0} && ends(warps<Key>::last)) {
+      run(warps<Key>{});
+    } else if (first == network::step{1, 0} && ends(whole<Key>::last)) {
+      run(whole<Key>{});
+    } else {
+      return false;
+    }
+    return true;
   }
-  return true;
 }
 
 //! Whether the pass first..last on n keys is a first pass or a part of one (see with_part).

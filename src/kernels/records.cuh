@@ -6,7 +6,8 @@
 // keys must keep their order, else its unsigned_word, from which the key decodes bit for bit; for
 // an unstable sort of 4-byte keys with 4-byte values the value takes the position's place, and
 // the sorted words are the records themselves. Words are complemented when descending.
-// 8-byte keys do not fit beside a position, so they take two sorts, least significant half first:
+// 8-byte keys do not fit beside a position, so (below tuning::wide_records' counts, from which they
+// sort as 16-byte words: record_io.cuh) they take two sorts, least significant half first:
 // the second sort's positions are those of the first's output, which keeps the first's order among
 // equal high halves. After the sort the low halves are the permutation; gathers through it move
 // keys and values as bits (kernels per element size, not per type).

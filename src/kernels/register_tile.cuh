@@ -28,7 +28,7 @@ namespace bitonic::kernels {
 enum class layout { registers_low, registers_mid, registers_high };
 
 template <class Key, unsigned TileLog2 = tuning::optimized<sizeof(Key)>::tile_log2,
-          unsigned RegisterBits = 5>
+          unsigned RegisterBits = tuning::optimized<sizeof(Key)>::tile_register_bits>
 struct register_tile {
   using W = typename ordered_word<Key>::type;
   static constexpr unsigned R = RegisterBits, K = 1u << R, tile_log2 = TileLog2;
@@ -82,9 +82,13 @@ struct register_tile {
   //! step, stay where they are, as the network's missing keys do.
   template <class Less>
   __device__ static W pad(Less less) {
-    using U = std::make_unsigned_t<W>;
-    constexpr W highest = W(U(~U(0)) >> (std::is_signed_v<W> ? 1 : 0)), lowest = W(~highest);
-    return less(lowest, highest) ? highest : lowest;
+    if constexpr (std::is_class_v<W>) {  // word128: unsigned
+      return less(W(0), ~W(0)) ? ~W(0) : W(0);
+    } else {
+      using U = std::make_unsigned_t<W>;
+      constexpr W highest = W(U(~U(0)) >> (std::is_signed_v<W> ? 1 : 0)), lowest = W(~highest);
+      return less(lowest, highest) ? highest : lowest;
+    }
   }
 
   //! Loads tile[0, tile_n) in layout L (mid or high: coalesced) as words, pads beyond tile_n
@@ -207,7 +211,7 @@ struct register_tile {
       const bool upper = (lane & lane_bit) != 0;
 #pragma unroll
       for (unsigned m = 0; m < K; ++m) {
-        const W other = __shfl_xor_sync(~0u, r[m], lane_bit);
+        const W other = shuffle_xor(r[m], lane_bit);
         if (upper ? less(r[m], other) : less(other, r[m])) r[m] = other;
       }
       lane_steps<Hi - 1, Lo>(less);

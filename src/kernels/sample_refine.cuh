@@ -90,7 +90,8 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::sample_thr
   using T = tuning::sample_refine<sizeof(Key)>;
   using W = word_t<Key>;
   constexpr unsigned rounds = T::samples / T::sample_threads;
-  __shared__ __align__(16) W sample[T::samples];
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  W* const sample = reinterpret_cast<W*>(smem_bytes);  // T::samples words
   const unsigned b = blockIdx.x;
   wait_for_previous_pass();
   if (threadIdx.x == 0) {  // the scan kernel adds to and raises them
@@ -318,7 +319,10 @@ void launch_refine(const Key* split_keys, Key* out, index_t n, void* memory, uns
   const split_memory s = split_memory::carve(memory, n, sizeof(Key), tile_log2);
   const refine_memory r = refine_memory::carve_behind_split(memory, n, sizeof(Key), tile_log2);
   const unsigned tile_blocks = grid_blocks(s.tiles, 1);
-  launch_chained(sample_kernel<Key, Less>, s.buckets, T::sample_threads, 0, stream,
+  constexpr std::size_t sample_bytes = std::size_t{T::samples} * sizeof(word_t<Key>);
+  allow_dynamic_shared_memory<sample_kernel<Key, Less>>(
+      sample_bytes, "cudaFuncSetAttribute(sample_refine sample_kernel shared memory)");
+  launch_chained(sample_kernel<Key, Less>, s.buckets, T::sample_threads, sample_bytes, stream,
                  "sample_refine sample_kernel launch", split_keys, s, r,
                  index_t{tuning::sample_refine_target_keys(sizeof(Key), tile_log2)}, less);
   launch_chained(count_kernel<Key, Less>, tile_blocks, T::block_threads, 0, stream,

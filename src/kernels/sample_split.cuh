@@ -137,7 +137,7 @@ struct split_input {
 
   __device__ Key operator[](index_t i) const {
     if constexpr (is_record_io_v<IO>) {
-      static_assert(std::is_same_v<Key, std::uint64_t>, "records split as 64-bit words");
+      static_assert(std::is_same_v<Key, typename IO::word_type>, "records split as their words");
       return io.word(i);
     } else {
       return keys[i];
@@ -180,7 +180,11 @@ __device__ void for_each_range_tile(const split_input<Key, IO>& in, block_ranges
 template <unsigned Rounds, class W>
 __device__ __forceinline__ void store_words(W* at, const W (&v)[Rounds]) {
   static_assert(Rounds * sizeof(W) % 16 == 0, "whole 16-byte pieces");
-  if constexpr (sizeof(W) == 4) {
+  if constexpr (sizeof(W) == 16) {
+#pragma unroll
+    for (unsigned k = 0; k < Rounds; ++k)
+      at[k] = v[k];
+  } else if constexpr (sizeof(W) == 4) {
 #pragma unroll
     for (unsigned k = 0; k < Rounds / 4; ++k)
       reinterpret_cast<uint4*>(at)[k] = make_uint4(unsigned(v[4 * k]), unsigned(v[4 * k + 1]),
@@ -193,7 +197,11 @@ __device__ __forceinline__ void store_words(W* at, const W (&v)[Rounds]) {
 }
 template <unsigned Rounds, class W>
 __device__ __forceinline__ void load_words(W (&v)[Rounds], const W* at) {
-  if constexpr (sizeof(W) == 4) {
+  if constexpr (sizeof(W) == 16) {
+#pragma unroll
+    for (unsigned k = 0; k < Rounds; ++k)
+      v[k] = at[k];
+  } else if constexpr (sizeof(W) == 4) {
 #pragma unroll
     for (unsigned k = 0; k < Rounds / 4; ++k) {
       const uint4 x = reinterpret_cast<const uint4*>(at)[k];
@@ -233,7 +241,7 @@ __device__ void sort_block_words(W (&v)[Rounds], W* smem, Less less) {
       } else if (d < warp_bits) {
 #pragma unroll
         for (unsigned r = 0; r < Rounds; ++r)
-          other[r] = __shfl_xor_sync(~0u, v[r ^ (mask & in_thread)], mask >> register_bits);
+          other[r] = shuffle_xor(v[r ^ (mask & in_thread)], mask >> register_bits);
       } else {
         store_words(smem + base, v);
         __syncthreads();
@@ -526,9 +534,9 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
 //! Splits in[0, n) (n >= 1) into the buckets of tuning::sample_split<sizeof(Key)> under `less` on
 //! the keys' words: writes the keys to out (another buffer, n keys) bucket by bucket, the same
 //! bits as in, and the table to `memory` (split_memory::bytes(n, sizeof(Key), tile_log2) bytes,
-//! 8-byte aligned; split_memory::carve(...).table() reads it). Four launches chained on
-//! `stream`; nothing is allocated or waited for on the host. With a record_io (Key: 64-bit
-//! words), `in` is not read: the records' words are made from the caller's arrays.
+//! 16-byte aligned; split_memory::carve(...).table() reads it). Four launches chained on
+//! `stream`; nothing is allocated or waited for on the host. With a record_io (Key: its words),
+//! `in` is not read: the records' words are made from the caller's arrays.
 template <class Key, class Less, class IO = keys_only>
 void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned tile_log2, Less less,
                   cudaStream_t stream, IO io = {}) {

@@ -27,9 +27,10 @@ struct fused_steps {
 //! block gets without opting in), several comparators per thread per step.
 template <std::size_t KeyBytes>
 struct shared_tiles {
-  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static_assert(KeyBytes == 4 || KeyBytes == 8 || KeyBytes == 16,
+                "tuned for 4- and 8-byte keys (16-byte record words take only the optimized path)");
   static constexpr unsigned block_threads = 512;
-  static constexpr unsigned tile_log2 = KeyBytes == 4 ? 13 : 12;
+  static constexpr unsigned tile_log2 = KeyBytes == 4 ? 13 : (KeyBytes == 8 ? 12 : 11);
   static constexpr unsigned tile_keys = 1u << tile_log2;
   static constexpr std::size_t tile_bytes = tile_keys * KeyBytes;
   static_assert(tile_bytes <= 48 * 1024, "tile must fit the default shared-memory limit");
@@ -63,13 +64,18 @@ BITONIC_HOST_DEVICE constexpr unsigned register_tile_padded(unsigned i, unsigned
 //! layouts through a padded shared-memory tile of 64 KiB (opt-in shared memory).
 template <std::size_t KeyBytes>
 struct optimized {
-  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
-  static constexpr unsigned keys_per_thread = 32;
+  static_assert(KeyBytes == 4 || KeyBytes == 8 || KeyBytes == 16,
+                "tuned for 4- and 8-byte keys and 16-byte record words");
+  //! 16-byte words (records of an 8-byte key and an 8-byte value: kernels/record_io.cuh) hold 16
+  //! a thread, as many registers as 32 8-byte keys.
+  static constexpr unsigned tile_register_bits = KeyBytes == 16 ? 4 : 5;
+  static constexpr unsigned keys_per_thread = 1u << tile_register_bits;
   static constexpr unsigned tile_threads = KeyBytes == 4 ? 512 : 256;
   static constexpr unsigned tile_keys = tile_threads * keys_per_thread;
-  static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : 13;
+  static constexpr unsigned tile_log2 = KeyBytes == 4 ? 14 : (KeyBytes == 8 ? 13 : 12);
   static_assert(tile_keys == (1u << tile_log2), "tile_log2 must match the tile");
-  static constexpr unsigned tile_min_blocks = register_tile_min_blocks(KeyBytes, tile_log2);
+  static constexpr unsigned tile_min_blocks =
+      register_tile_min_blocks(KeyBytes, tile_log2, tile_register_bits);
   static_assert(tile_min_blocks == 2, "two tiles an SM");
   //! From 2^merge_min_log2 keys on (0: never), plans with scratch allowed merge out of place
   //! even while the keys fit one cache block: each stage past the tile one merge_stage pass
@@ -103,7 +109,7 @@ struct optimized {
   //! would not fit the tile (4-byte keys, 9 and 10 rows: 64 and 32 bytes). A pass runs its top
   //! rows in registers, the rest after one exchange through shared memory, so Rows is at most
   //! 2 * keys_log2 - 2: 32 registers of keys up to 8 (4-byte) or 6 (8-byte) rows, 64 above.
-  static constexpr unsigned full_segment_log2 = KeyBytes == 4 ? 5 : 4;   // 128 bytes
+  static constexpr unsigned full_segment_log2 = KeyBytes == 4 ? 5 : (KeyBytes == 8 ? 4 : 3);
   static constexpr unsigned least_segment_log2 = full_segment_log2 - 2;  // 32 bytes, one sector
   static_assert((1u << full_segment_log2) * KeyBytes == 128, "a full segment is 128 bytes");
   static constexpr unsigned gather_narrow_keys_log2 = KeyBytes == 4 ? 5 : 4;  // 32 registers
@@ -123,6 +129,8 @@ struct optimized {
   //! 4-byte keys stay whole: their 2^14 keys need 32 a thread, and 2^13 lost (log 65).
   static constexpr unsigned few_tiles_rest_log2 = KeyBytes == 4 ? tile_log2 : 12;
   static constexpr unsigned few_tiles_gather_log2 = KeyBytes == 4 ? 12 : 11;
+  static_assert(KeyBytes != 16 || few_tiles_rest_log2 == tile_log2,
+                "16-byte words: only whole tiles (their plans split)");
   static constexpr unsigned few_tiles_gather_steps_max = gather_rows_max(few_tiles_gather_log2);
   static_assert(
       few_tiles_rest_log2 > warp_block_log2 && few_tiles_rest_log2 <= tile_log2 &&
@@ -169,7 +177,8 @@ struct optimized {
 //! int32) lost; 8-byte keys lost at every size, so they have none.
 template <std::size_t KeyBytes>
 struct cluster_sort {
-  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static_assert(KeyBytes == 4 || KeyBytes == 8 || KeyBytes == 16,
+                "tuned for 4- and 8-byte keys (16-byte record words have none)");
   static constexpr unsigned block_log2 = 12;
   static constexpr unsigned block_threads = 1u << (block_log2 - 5);  // four warps
   static constexpr unsigned cluster_log2_min = 2;
@@ -308,17 +317,19 @@ constexpr unsigned max_log2_size = 63;
 //! once on 132 SMs), scatter at 64.
 template <std::size_t KeyBytes>
 struct sample_split {
-  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static_assert(KeyBytes == 4 || KeyBytes == 8 || KeyBytes == 16,
+                "tuned for 4- and 8-byte keys and 16-byte record words");
   static constexpr unsigned buckets_log2 = 7;
   static constexpr unsigned buckets = 1u << buckets_log2;
-  static constexpr unsigned samples_per_bucket = 64;
+  static constexpr unsigned samples_per_bucket = KeyBytes == 16 ? 32 : 64;
   static constexpr unsigned samples = buckets * samples_per_bucket;
   static constexpr unsigned block_threads = 256;
-  static constexpr unsigned keys_per_thread = KeyBytes == 4 ? 16 : 8;
+  static constexpr unsigned keys_per_thread = 64 / KeyBytes;
   static constexpr unsigned tile_keys = block_threads * keys_per_thread;
   static constexpr unsigned split_blocks = 1024;
-  //! Plans split from 2^min_log2 keys on (plan::device_shape::split_min_log2).
-  static constexpr unsigned min_log2 = KeyBytes == 4 ? 24 : 23;
+  //! Plans split from 2^min_log2 keys on (plan::device_shape::split_min_log2); 16-byte record
+  //! words always split (plan::make_split_plan; wide_records says from when).
+  static constexpr unsigned min_log2 = KeyBytes == 4 ? 24 : (KeyBytes == 8 ? 23 : 0);
   static constexpr unsigned count_min_blocks = 8;
   static constexpr unsigned scatter_min_blocks = 4;
   static constexpr unsigned sample_threads = 1024;
@@ -350,27 +361,28 @@ struct sample_split {
 //! `buckets` threads a bucket lays out its sub-buckets' tiles.
 template <std::size_t KeyBytes>
 struct sample_refine {
-  static_assert(KeyBytes == 4 || KeyBytes == 8, "tuned for 4- and 8-byte keys");
+  static_assert(KeyBytes == 4 || KeyBytes == 8 || KeyBytes == 16,
+                "tuned for 4- and 8-byte keys and 16-byte record words");
   static constexpr unsigned buckets_log2 = 8;
   static constexpr unsigned buckets = 1u << buckets_log2;
   static constexpr unsigned samples = 4096;
   static constexpr unsigned sample_threads = 1024;
   static constexpr unsigned fill_num = 17, fill_den = 20;
   static constexpr unsigned block_threads = 512;
-  static constexpr unsigned keys_per_thread = KeyBytes == 4 ? 16 : 8;
+  static constexpr unsigned keys_per_thread = 64 / KeyBytes;
   static constexpr unsigned tile_keys = block_threads * keys_per_thread;
   static constexpr unsigned count_min_blocks = 2;
   static constexpr unsigned scatter_min_blocks = 2;
   static constexpr unsigned scan_threads = 1024;
   //! Plans refine their split from 2^min_log2 keys on (plan::device_shape::refine_min_log2).
-  static constexpr unsigned min_log2 = KeyBytes == 4 ? 26 : 24;
+  static constexpr unsigned min_log2 = KeyBytes == 4 ? 26 : (KeyBytes == 8 ? 24 : 22);
   static constexpr std::size_t staged_bytes = std::size_t{tile_keys} * (KeyBytes + 1);
   static_assert(buckets >= 32 && buckets <= 256,
                 "a warp scans the buckets, whole ones a lane; a chunk's slot packs a bucket in "
                 "8 bits");
   static_assert((samples & (samples - 1)) == 0 && samples % sample_threads == 0,
                 "the sample is sorted by a network of 2^k keys, whole rounds a thread");
-  static_assert(samples * KeyBytes <= 48 * 1024, "the sample fits default shared memory");
+  static_assert(samples * KeyBytes <= 64 * 1024, "the sample fits the opt-in shared memory");
   static_assert((optimized<KeyBytes>::tile_keys) % tile_keys == 0,
                 "a first-pass tile is whole chunks");
   static_assert(scan_threads % buckets == 0 && scan_threads <= 1024,
@@ -380,13 +392,25 @@ struct sample_refine {
 };
 
 static_assert(sample_split<4>::buckets <= sample_refine<4>::buckets &&
-                  sample_split<8>::buckets <= sample_refine<8>::buckets,
+                  sample_split<8>::buckets <= sample_refine<8>::buckets &&
+                  sample_split<16>::buckets <= sample_refine<16>::buckets,
               "the refinement's table kernel sums the split's buckets a thread each");
 
-//! f(Tuning<4>{}) or f(Tuning<8>{}): a tuning's constant for a key size known only at run time.
+//! Records of an 8-byte key with an 8- or 4-byte value (sort_pairs, not stable) or with its
+//! position (argsort) sort as one 16-byte word each (kernels/record_io.cuh) from these counts on,
+//! instead of two 8-byte sorts by the key's halves and gathers. H100, int64 (docs/PERFORMANCE.md
+//! log 71): pairs at 2^19 0.203 ms against 0.221, 2^21 0.465 against 0.549; argsort even at 2^21
+//! (0.446 / 0.444), ahead from 2^22 (0.699 / 1.003).
+struct wide_records {
+  static constexpr unsigned pairs_min_log2 = 19;
+  static constexpr unsigned argsort_min_log2 = 22;
+};
+
+//! f(Tuning<4>{}), f(Tuning<8>{}) or f(Tuning<16>{}) (record words): a tuning's constant for a
+//! key size known only at run time.
 template <template <std::size_t> class Tuning, class F>
 constexpr auto for_key_bytes(std::size_t key_bytes, F f) {
-  return key_bytes == 4 ? f(Tuning<4>{}) : f(Tuning<8>{});
+  return key_bytes == 4 ? f(Tuning<4>{}) : (key_bytes == 8 ? f(Tuning<8>{}) : f(Tuning<16>{}));
 }
 
 constexpr unsigned shared_tile_log2(std::size_t key_bytes) {

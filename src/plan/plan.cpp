@@ -209,7 +209,7 @@ void split_then_merge(plan& p, std::size_t key_bytes, unsigned refine_min_log2) 
   const std::size_t tiles = p.bucket_positions(key_bytes) >> tile_log2;
   p.splits_offset_bytes = (p.n * key_bytes + 7) & ~std::size_t{7};
   p.split_bytes = (tiles + 1) * sizeof(network::index_t);
-  p.split_offset_bytes = p.splits_offset_bytes + p.split_bytes;
+  p.split_offset_bytes = kernels::round_up(p.splits_offset_bytes + p.split_bytes);
   const std::size_t bytes =
       p.split_offset_bytes + kernels::sample_split::split_memory::bytes(p.n, key_bytes, tile_log2) +
       (p.refined ? kernels::refine_memory::bytes(p.n, key_bytes, tile_log2) : 0);
@@ -276,6 +276,13 @@ void optimized_plan(plan& p, std::size_t key_bytes, const device_shape& device,
 }
 
 }  // namespace
+
+plan make_split_plan(std::size_t n, std::size_t key_bytes, unsigned refine_min_log2) {
+  if (n < 2) throw error("bitonic: internal error: a split plan of fewer than two keys");
+  plan p = sized_plan(algorithm::optimized, n);
+  split_then_merge(p, key_bytes, refine_min_log2);
+  return p;
+}
 
 plan make_comparator_plan(std::size_t n, std::size_t key_bytes) {
   plan p = sized_plan(algorithm::optimized, n);

@@ -167,6 +167,12 @@ enum class scratch_use {
 plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shape device = {},
                scratch_use scratch = scratch_use::none);
 
+//! The optimized plan of n >= 2 keys that splits whatever n is: split_buckets (refined from
+//! 2^refine_min_log2 keys on, up to 2^32; 0: never), then the first pass and the merges on the
+//! buckets, with scratch (make_plan's split plan). The plan of a record sort's 16-byte words
+//! (kernels/record_io.cuh), which have no other.
+plan make_split_plan(std::size_t n, std::size_t key_bytes, unsigned refine_min_log2);
+
 //! The plan for keys under a caller's order (bitonic.cuh), whose kernels are the first pass and
 //! the out-of-place merges only: stages 1..tile on tiles (comparator_sort_tile), then one
 //! merge_stage pass a stage past the tile, alternating between the keys and the scratch (the

@@ -480,6 +480,35 @@ TEST(Plan, RefinesItsSplitFromItsSize) {
   }
 }
 
+// 16-byte record words (kernels/record_io.cuh's wide_record_io) have only the split plan, whatever
+// their count: the split (refined from the refinement's threshold), then the first pass and the
+// merges on buckets, all writing words, as a record sort's last passes must.
+TEST(Plan, WideRecordWordsAlwaysSplit) {
+  constexpr std::size_t word_bytes = 16;
+  const unsigned tile_log2 = tuning::optimized_tile_log2(word_bytes);
+  EXPECT_EQ(tile_log2, 12u);
+  const unsigned refine_min_log2 = tuning::sample_refine_min_log2(word_bytes);
+  for (const std::size_t n : {std::size_t{2}, std::size_t{5000}, (std::size_t{1} << 22) + 3,
+                              (std::size_t{1} << 26) - 1}) {
+    const plan p = make_split_plan(n, word_bytes, refine_min_log2);
+    const std::string where = describe(p);
+    ASSERT_EQ(p.passes.front().kind, pass_kind::split_buckets) << where;
+    EXPECT_EQ(p.refined, n >= std::size_t{1} << refine_min_log2) << where;
+    for (std::size_t i = 1; i < p.passes.size(); ++i) {
+      const pass& ps = p.passes[i];
+      EXPECT_TRUE(ps.on_buckets && ps.writes_words) << where << " pass " << i;
+      EXPECT_TRUE(ps.kind == (i == 1 ? pass_kind::sort_tiles : pass_kind::merge_stage))
+          << where << " pass " << i;
+    }
+    EXPECT_GE(p.scratch_keys * word_bytes,
+              p.split_offset_bytes +
+                  kernels::sample_split::split_memory::bytes(n, word_bytes, tile_log2) +
+                  (p.refined ? kernels::refine_memory::bytes(n, word_bytes, tile_log2) : 0))
+        << where;
+  }
+  EXPECT_THROW(make_split_plan(1, word_bytes, refine_min_log2), error);
+}
+
 // Plans that split first (device_shape::split_min_log2): the split into the scratch, then the
 // first pass and as many merges as a bucket of all n keys would take, all on the buckets, from the
 // scratch to the keys (each bucket's passes end in the keys: nothing is copied back); the scratch

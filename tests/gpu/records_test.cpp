@@ -300,15 +300,15 @@ class SplitRecords : public ::testing::Test {};
 using split_record_key_types = ::testing::Types<std::int32_t, std::uint32_t, float>;
 TYPED_TEST_SUITE(SplitRecords, split_record_key_types, test::key_type_names);
 
+//! Argsorts of `input` (in `keys`) against `want`, its stable order: 32-bit indices, then 64-bit
+//! ones with the sorted keys; the keys unchanged.
 template <class Key>
-void check_split_records(const std::vector<Key>& input, order direction) {
+void check_argsorts(device_array<Key>& keys, const std::vector<Key>& input,
+                    const std::vector<std::uint64_t>& want, order direction) {
   const std::size_t n = input.size();
-  const std::vector<std::uint64_t> want = test::stable_order(input, direction);
-  device_array<Key> keys(n);
   device_array<Key> sorted(n);
   device_array<std::uint32_t> indices(n);
   device_array<std::uint64_t> wide_indices(n);
-  keys.upload(input);
   argsort(keys.get(), indices.get(), n, {.direction = direction});
   const std::vector<std::uint32_t> got = indices.download();
   ASSERT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()), want));
@@ -316,23 +316,41 @@ void check_split_records(const std::vector<Key>& input, order direction) {
   ASSERT_TRUE(same_bits(wide_indices.download(), want)) << "64-bit indices";
   ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys";
   ASSERT_TRUE(same_bits(keys.download(), input)) << "argsort changed the keys";
-  device_array<std::uint32_t> values(n);
-  values.upload(distinct_values<std::uint32_t>(n));
+}
+
+//! sort_pairs (not stable) of `input`, uploaded to `keys`, with distinct values of Value, checked
+//! by sorted_records.
+template <class Value, class Key>
+void check_unstable_pairs(device_array<Key>& keys, const std::vector<Key>& input, order direction) {
+  const std::size_t n = input.size();
+  device_array<Value> values(n);
+  keys.upload(input);
+  values.upload(distinct_values<Value>(n));
   sort_pairs(keys.get(), values.get(), n, {.direction = direction});
-  ASSERT_TRUE(sorted_records(keys.download(), values.download(), input, direction));
+  ASSERT_TRUE(sorted_records(keys.download(), values.download(), input, direction))
+      << sizeof(Value) << "-byte values";
+}
+
+template <class Key>
+void check_split_records(const std::vector<Key>& input, order direction) {
+  const std::size_t n = input.size();
+  const std::vector<std::uint64_t> want = test::stable_order(input, direction);
+  device_array<Key> keys(n);
+  keys.upload(input);
+  check_argsorts(keys, input, want, direction);
+  if (::testing::Test::HasFatalFailure()) return;
+  check_unstable_pairs<std::uint32_t>(keys, input, direction);
+  if (::testing::Test::HasFatalFailure()) return;
   // Through the positions the last passes write: stable pairs, 8-byte values, stable floats.
+  device_array<std::uint32_t> values(n);
   keys.upload(input);
   values.upload(distinct_values<std::uint32_t>(n));
   sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = true});
   ASSERT_TRUE(same_bits(keys.download(), gathered(input, want))) << "stable pairs' keys";
   ASSERT_TRUE(same_bits(values.download(), gathered(distinct_values<std::uint32_t>(n), want)))
       << "stable pairs' values";
-  device_array<std::uint64_t> wide_values(n);
-  keys.upload(input);
-  wide_values.upload(distinct_values<std::uint64_t>(n));
-  sort_pairs(keys.get(), wide_values.get(), n, {.direction = direction});
-  ASSERT_TRUE(sorted_records(keys.download(), wide_values.download(), input, direction))
-      << "8-byte values";
+  check_unstable_pairs<std::uint64_t>(keys, input, direction);
+  if (::testing::Test::HasFatalFailure()) return;
   if constexpr (std::is_floating_point_v<Key>) {
     keys.upload(input);
     sort(keys.get(), n, {.direction = direction, .stable = true});
@@ -364,6 +382,60 @@ TEST(SplitRecordsFloat, ZerosAndNaNsOfEveryPattern) {
   for (const order direction : test::all_orders) {
     SCOPED_TRACE("order=" + std::string(test::to_string(direction)));
     check_split_records(input, direction);
+  }
+}
+
+//! Unstable pairs and argsort of 8-byte keys past tuning::wide_records' counts, which sort as
+//! 16-byte words (the key's word high, the value or position low: kernels/record_io.cuh's
+//! wide_record_io) through the split, its refinement, the first pass and the merges: 8- and 4-byte
+//! values and indices, every distribution, both orders, sizes on both sides of the threshold, the
+//! zeros and NaNs of every bit pattern.
+template <class Key>
+class WideRecords : public ::testing::Test {};
+using wide_record_key_types = ::testing::Types<std::int64_t, std::uint64_t, double>;
+TYPED_TEST_SUITE(WideRecords, wide_record_key_types, test::key_type_names);
+
+template <class Key>
+void check_wide_records(const std::vector<Key>& input, order direction) {
+  device_array<Key> keys(input.size());
+  check_unstable_pairs<std::uint64_t>(keys, input, direction);
+  if (::testing::Test::HasFatalFailure()) return;
+  check_unstable_pairs<std::uint32_t>(keys, input, direction);
+  if (::testing::Test::HasFatalFailure()) return;
+  // argsort: the key's class word beside its position, stable.
+  keys.upload(input);
+  check_argsorts(keys, input, test::stable_order(input, direction), direction);
+}
+
+TYPED_TEST(WideRecords, RecordsOfEightByteKeysSortAsSixteenByteWords) {
+  using Key = TypeParam;
+  // Around the thresholds (pairs from 2^19, argsort from 2^22: tuning::wide_records) and the
+  // refinement's (2^22), and a random size past them.
+  std::vector<std::size_t> sizes = {(std::size_t{1} << 19) - 1, (std::size_t{1} << 19) + 4097,
+                                    (std::size_t{1} << 22) - 1, (std::size_t{1} << 22) + 4097};
+  for (const std::size_t n : test::random_lengths(1, 22, 24, 2026))
+    sizes.push_back(n);
+  for (const std::size_t n : sizes) {
+    // Every distribution past both thresholds; elsewhere uniform and few-valued keys.
+    const bool every = n == sizes[3];
+    for (const distribution d : tools::all_distributions) {
+      if (!every && d != distribution::uniform && d != distribution::few) continue;
+      const std::uint64_t seed = test::case_seed(n, d);
+      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+      for (const order direction : test::all_orders) {
+        SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
+        check_wide_records(input, direction);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(WideRecordsDouble, ZerosAndNaNsOfEveryPattern) {
+  const std::vector<double> input = equivalent_bit_patterns<double>((std::size_t{1} << 22) + 99);
+  for (const order direction : test::all_orders) {
+    SCOPED_TRACE("order=" + std::string(test::to_string(direction)));
+    check_wide_records(input, direction);
   }
 }
 
@@ -446,6 +518,34 @@ TEST(RecordsWorkspace, UnstablePairsOfFourBytesSortTheRecordsThemselves) {
   sort_pairs(keys.get(), vals.get(), n, opt);
   EXPECT_TRUE(sorted_records(keys.download(), vals.download(), input, order::descending));
   EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
+}
+
+// Pairs of 8-byte keys sorted as 16-byte words (WideRecords) in exactly the workspace that
+// pairs_workspace_bytes names allocate nothing; one byte less is refused with that size and the
+// data untouched.
+TEST(RecordsWorkspace, WidePairsInAnExactWorkspace) {
+  const std::size_t n = (std::size_t{1} << 22) + 5;
+  const std::vector<std::int64_t> input = tools::generate<std::int64_t>(
+      n, distribution::uniform, test::case_seed(n, distribution::uniform));
+  const cuda_stream stream;
+  const options base{.direction = order::descending, .stream = stream.get()};
+  const std::size_t bytes = pairs_workspace_bytes<std::int64_t, std::uint64_t>(n, base);
+  device_buffer<std::byte> workspace(bytes);
+  options opt = on_workspace(base, workspace);
+  device_array<std::int64_t> keys(n);
+  device_array<std::uint64_t> vals(n);
+  keys.upload(input, stream.get());
+  vals.upload(distinct_values<std::uint64_t>(n), stream.get());
+  const std::size_t cached_before = cached_memory_bytes();
+  sort_pairs(keys.get(), vals.get(), n, opt);
+  EXPECT_TRUE(sorted_records(keys.download(stream.get()), vals.download(stream.get()), input,
+                             order::descending));
+  EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
+  opt.workspace_bytes = bytes - 1;
+  keys.upload(input, stream.get());
+  EXPECT_TRUE(throws_error([&] { sort_pairs(keys.get(), vals.get(), n, opt); },
+                           {std::to_string(bytes), "pairs_workspace_bytes"}));
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), input)) << "keys changed by a refused call";
 }
 
 // 1- and 2-byte keys' record sorts run on 4-byte ones in their own scratch: given exactly the

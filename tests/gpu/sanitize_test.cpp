@@ -192,6 +192,40 @@ TEST(Sanitize, SplitRecords) {
   }
 }
 
+//! Unstable pairs of n double keys with their positions as 8-byte values, both orders.
+void expect_wide_pairs(std::size_t n) {
+  const std::uint64_t seed = test::case_seed(n, tools::distribution::nan);
+  const std::vector<double> input = tools::generate<double>(n, tools::distribution::nan, seed);
+  test::device_array<double> keys(n);
+  test::device_array<std::uint64_t> values(n);
+  std::vector<std::uint64_t> positions(n);
+  for (std::size_t i = 0; i < n; ++i)
+    positions[i] = i;
+  for (const order direction : test::all_orders) {
+    const std::vector<double> expected = tools::reference_sort(input, direction);
+    const std::string what = test::describe_case<double>(n, tools::distribution::nan, seed,
+                                                         direction, algorithm::automatic);
+    keys.upload(input);
+    values.upload(positions);
+    sort_pairs(keys.get(), values.get(), n, {direction});
+    EXPECT_TRUE(test::matches_reference(keys.download(), expected)) << what << " sort_pairs";
+    const std::vector<std::uint64_t> moved = values.download();
+    const std::vector<double> got = keys.download();
+    std::size_t mismatched = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      mismatched += std::memcmp(&input[moved[i]], &got[i], sizeof(double)) != 0;
+    EXPECT_EQ(mismatched, 0u) << what << ": values not beside their keys";
+  }
+}
+
+// Pairs of 8-byte keys as 16-byte words (kernels/record_io.cuh's wide_record_io): the split and
+// its refinement read them from the caller's arrays, the first pass and the merges write them
+// back apart.
+TEST(Sanitize, WideRecords) {
+  for (const std::size_t n : {(std::size_t{1} << 19) + 333, (std::size_t{1} << 22) + 333}) {
+    expect_wide_pairs(n);  // the split alone, then refined
+  }
+}
 // sort_batched: rows of one tile pass (300 keys), staged short rows (5, 17 and 33 keys: rows
 // padded to 8 to 64 keys, 300 rows: a whole block and a partial one), the merged passes of one
 // row (2^15 for 4-byte keys, 2^14 for 8-byte), on rows with missing keys past their size (one past
