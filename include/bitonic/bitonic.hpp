@@ -374,10 +374,11 @@ void topk_host(const Key* h_keys, std::size_t batch, std::size_t n, std::size_t 
 //! the two arrays and the last passes write keys and values back apart, with no pass of their own.
 //! 8-byte keys, not stable, from 2^19 records: the same with one 16-byte word a record (the key's
 //! order word high, the value low; equal keys end ordered by their values' bits), sorted by the
-//! split, its refinement, the first pass and merges on those words. Otherwise (stable, 8-byte
-//! values, fewer 8-byte keys) an argsort (see below), then the values, and the keys that the
-//! words cannot give back (stable float keys, 8-byte keys), gathered in that order (past the
-//! split, through positions that the last passes write). Asynchronous on opt.stream like `sort`.
+//! split, its refinement, the first pass and merges on those words. Otherwise (stable, 4-byte keys
+//! with 8-byte values, fewer 8-byte keys) an argsort (see below), then the values, and the keys
+//! that the words cannot give back (stable float keys, 8-byte keys but integers from 2^22),
+//! gathered in that order (past the split, and for 8-byte keys from 2^22, through positions that
+//! the last passes write). Asynchronous on opt.stream like `sort`.
 //! Memory: pairs_workspace_bytes<Key, Value>(n, opt) bytes of scratch (8 bytes a pair, plus
 //! copies of what is gathered and 4-byte positions, plus the 8-byte sort's; 32 a pair and the
 //! split's tables for the 16-byte words), from opt.workspace or else the library's pool, as for

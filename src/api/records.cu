@@ -8,8 +8,9 @@
 // (from 2^23 words), 4-byte keys skip the words' own passes: the split reads the keys (and 4-byte
 // values) from the caller's arrays and the buckets' last passes write keys and values or indices
 // there (kernels/record_io.cuh); unstable pairs and argsort take that way. 8-byte keys with
-// values (not stable) or positions (argsort) from tuning::wide_records' counts sort as 16-byte
-// words instead (sort_w128.cu), read and written the same way: one sort, no gathers.
+// values (not stable) or positions (argsort, and the positions that stable pairs and the stable
+// sort gather through) from tuning::wide_records' counts sort as 16-byte words instead
+// (sort_w128.cu), read and written the same way: one sort.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -51,6 +52,9 @@ struct record_layout {
   std::size_t keys_copy = 0;    //!< the keys to gather from (sort_pairs, stable sort)
   std::size_t values_copy = 0;  //!< the values to gather from (sort_pairs)
   std::size_t bytes = 0;        //!< all of it, with workspace_alignment of slack
+  //! 8-byte keys' positions from the sort of 16-byte words (sort_w128.cu), whose scratch takes
+  //! the place of the words and the word sort's (`words`, wide_records_bytes of it)
+  bool wide = false;
 };
 
 //! The word sort: ascending (the words carry the order), the caller's algorithm and stream.
@@ -90,20 +94,26 @@ void sort_record_rows(const kernels::rows::record_arrays& a, std::size_t n, std:
 //! The layout for n >= 2 keys of key_bytes, with copies of n elements of copy_key_bytes and of
 //! value_bytes (0: none) to gather from; batched in arrays of array_size keys unless that is 0.
 record_layout layout_for(std::size_t n, std::size_t key_bytes, std::size_t copy_key_bytes,
-                         std::size_t value_bytes, const options& opt, std::size_t array_size = 0) {
+                         std::size_t value_bytes, const options& opt, std::size_t array_size = 0,
+                         bool wide = false) {
   record_layout l;
   l.array_size = array_size;
+  l.wide = wide;
   std::size_t end = 0;
   const auto take = [&](std::size_t bytes) {
     const std::size_t at = end;
     end = align_up(end + bytes);
     return at;
   };
-  l.words = take(n * sizeof(std::uint64_t));
-  l.sort_bytes = array_size == 0 ? workspace_bytes<std::uint64_t>(n, word_sort_options(opt))
-                                 : batched_workspace_bytes<std::uint64_t>(
-                                       n / array_size, array_size, word_sort_options(opt));
-  l.sort = take(l.sort_bytes);
+  if (wide) {
+    l.words = take(wide_records_bytes(n));
+  } else {
+    l.words = take(n * sizeof(std::uint64_t));
+    l.sort_bytes = array_size == 0 ? workspace_bytes<std::uint64_t>(n, word_sort_options(opt))
+                                   : batched_workspace_bytes<std::uint64_t>(
+                                         n / array_size, array_size, word_sort_options(opt));
+    l.sort = take(l.sort_bytes);
+  }
   if (key_bytes == 8 || copy_key_bytes + value_bytes != 0) {
     l.positions = take(n * sizeof(std::uint32_t));
   }
@@ -121,12 +131,13 @@ struct record_plan {
 };
 
 //! The plan for keys of Key with values of value_bytes (0: none). 8-byte keys take two sorts by
-//! halves, which the positions of the first sort must join: class words, keys gathered.
+//! halves, which the positions of the first sort must join (class words, keys gathered), or with
+//! `wide` one sort of 16-byte words, from whose class words integer keys decode.
 template <class Key>
-record_plan plan_records(std::size_t value_bytes, bool stable) {
+record_plan plan_records(std::size_t value_bytes, bool stable, bool wide = false) {
   record_plan p{};
   p.by_class = stable || sizeof(Key) == 8;
-  p.keys_from_words = sizeof(Key) == 4 && (!p.by_class || !std::is_floating_point_v<Key>);
+  p.keys_from_words = (sizeof(Key) == 4 || wide) && (!p.by_class || !std::is_floating_point_v<Key>);
   p.values_in_words = sizeof(Key) == 4 && value_bytes == 4 && !p.by_class;
   return p;
 }
@@ -140,6 +151,13 @@ bool sorts_pairs_wide(std::size_t n, std::size_t value_bytes, const options& opt
          sorts_as_wide_records(n, false, opt);
 }
 
+//! Whether a record sort of n 8-byte keys that keeps positions (stable pairs, the stable sort)
+//! takes them from the sort of 16-byte words, as argsort does.
+template <class Key>
+bool sorts_positions_wide(std::size_t n, std::size_t array_size, const options& opt) {
+  return sizeof(Key) == 8 && array_size == 0 && sorts_as_wide_records(n, true, opt);
+}
+
 //! The layout of a sort of n >= 2 keys of Key, with values of value_bytes (0: none).
 template <class Key>
 record_layout records_layout(std::size_t n, std::size_t value_bytes, const options& opt,
@@ -149,15 +167,17 @@ record_layout records_layout(std::size_t n, std::size_t value_bytes, const optio
     l.bytes = wide_records_bytes(n);
     return l;
   }
-  const record_plan p = plan_records<Key>(value_bytes, opt.stable);
+  const bool wide = sorts_positions_wide<Key>(n, array_size, opt);
+  const record_plan p = plan_records<Key>(value_bytes, opt.stable, wide);
   if (p.values_in_words && sorts_as_record_rows<Key>(n, array_size, opt)) return {};
   return layout_for(n, sizeof(Key), p.keys_from_words ? 0 : sizeof(Key),
-                    p.values_in_words ? 0 : value_bytes, opt, array_size);
+                    p.values_in_words ? 0 : value_bytes, opt, array_size, wide);
 }
 
 //! The scratch's parts by name.
 struct record_buffers {
   std::size_t array_size;  //!< record_layout::array_size
+  bool wide;               //!< record_layout::wide: `words` is the 16-byte word sort's scratch
   std::uint64_t* words;
   std::uint32_t* positions;
   std::byte* keys_copy;
@@ -166,6 +186,7 @@ struct record_buffers {
 
   record_buffers(std::byte* base, const record_layout& l, const options& opt)
       : array_size(l.array_size),
+        wide(l.wide),
         words(reinterpret_cast<std::uint64_t*>(base + l.words)),
         positions(reinterpret_cast<std::uint32_t*>(base + l.positions)),
         keys_copy(base + l.keys_copy),
@@ -212,10 +233,9 @@ void load_record_kernels(cudaStream_t stream) {
     records::launch_positions<std::uint32_t>(nullptr, nullptr, nullptr, 0, stream);
   }
   (records::launch_gather<Gathered>(nullptr, nullptr, nullptr, nullptr, 0, stream), ...);
-  if constexpr (sizeof(Key) == 4) {  // sort_by_split's gathers
-    (records::launch_gather_by_index<Gathered, std::uint32_t>(nullptr, nullptr, nullptr, 0, stream),
-     ...);
-  }
+  // sort_by_split's gathers
+  (records::launch_gather_by_index<Gathered, std::uint32_t>(nullptr, nullptr, nullptr, 0, stream),
+   ...);
 }
 
 //! Sorts the n words in b.words ascending: as one array, or each array of b.array_size.
@@ -251,16 +271,18 @@ const std::uint32_t* sort_words(const Key* keys, const std::uint32_t* low, std::
   }
 }
 
-//! A record sort of 4-byte keys where the word sort's plan splits (kernels/record_io.cuh): 4-byte
-//! values that ride in the words come back beside their keys; otherwise the last passes write the
-//! sorted positions to b.positions, through which the values and the keys that do not decode
-//! (class words of floats) are gathered from their copies, which must be in place. Returns false,
-//! having enqueued nothing, where the plan does not split.
+//! A record sort of 4-byte keys where the word sort's plan splits, or of 8-byte keys as 16-byte
+//! words (b.wide) (kernels/record_io.cuh): 4-byte values that ride in the words come back beside
+//! their keys; otherwise the last passes write the sorted positions to b.positions, through which
+//! the values and the keys that do not decode (class words of floats) are gathered from their
+//! copies, which must be in place. Returns false, having enqueued nothing, where the plan does
+//! not split or the words are not wide.
 template <class Key, class Value>
 bool sort_by_split(Key* d_keys, Value* d_values, std::size_t n, const record_plan& p,
                    record_buffers& b, const options& opt, const char* caller) {
   const bool gathers = !p.keys_from_words || (d_values != nullptr && !p.values_in_words);
-  if (b.array_size != 0 || (!p.values_in_words && !gathers)) return false;  // (no positions kept)
+  // (4-byte keys with nothing to gather: no positions kept)
+  if (b.array_size != 0 || (sizeof(Key) == 4 && !p.values_in_words && !gathers)) return false;
   const std::uint32_t* values_in = nullptr;
   void* values_out = b.positions;
   if constexpr (sizeof(Value) == 4) {
@@ -269,15 +291,18 @@ bool sort_by_split(Key* d_keys, Value* d_values, std::size_t n, const record_pla
       values_out = d_values;
     }
   }
-  if (!sort_records_as_words(record_io_of(d_keys, values_in, p.keys_from_words ? d_keys : nullptr,
-                                          values_out, 4, p.by_class, opt.direction),
-                             b.words, n, b.sort, caller)) {
+  const auto io = record_io_of(d_keys, values_in, p.keys_from_words ? d_keys : nullptr, values_out,
+                               4, p.by_class, opt.direction);
+  if constexpr (sizeof(Key) == 8) {
+    if (!b.wide) return false;
+    sort_wide_records(io, n, reinterpret_cast<std::byte*>(b.words), opt.stream);
+  } else if (!sort_records_as_words(io, b.words, n, b.sort, caller)) {
     return false;
   }
+  using key_bits = bits_t<sizeof(Key)>;
   if (!p.keys_from_words) {
-    records::launch_gather_by_index(reinterpret_cast<const std::uint32_t*>(b.keys_copy),
-                                    b.positions, reinterpret_cast<std::uint32_t*>(d_keys), n,
-                                    opt.stream);
+    records::launch_gather_by_index(reinterpret_cast<const key_bits*>(b.keys_copy), b.positions,
+                                    reinterpret_cast<key_bits*>(d_keys), n, opt.stream);
   }
   if (d_values != nullptr && !p.values_in_words) {
     records::launch_gather_by_index(reinterpret_cast<const Value*>(b.values_copy), b.positions,
@@ -310,7 +335,8 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
           scratch, opt.stream);
     }
   }
-  const record_plan p = plan_records<Key>(value_bytes, opt.stable);
+  const record_plan p =
+      plan_records<Key>(value_bytes, opt.stable, sorts_positions_wide<Key>(n, array_size, opt));
   if (p.values_in_words && sorts_as_record_rows<Key>(n, array_size, opt)) {
     kernels::rows::record_arrays a;
     a.keys_in = a.keys_out = d_keys;
@@ -327,9 +353,8 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
                    l, opt);
   if (!p.keys_from_words) copy_on_device(b.keys_copy, d_keys, n * sizeof(Key), opt.stream);
   if (!p.values_in_words) copy_on_device(b.values_copy, d_values, n * value_bytes, opt.stream);
-  if constexpr (sizeof(Key) == 4) {  // the split reads the records itself
-    if (sort_by_split(d_keys, d_values, n, p, b, opt, caller)) return;
-  }
+  // the split reads the records itself
+  if (sort_by_split(d_keys, d_values, n, p, b, opt, caller)) return;
   const std::uint32_t* low = nullptr;
   if constexpr (sizeof(Value) == 4) low = p.values_in_words ? d_values : nullptr;
   const std::uint32_t* through = sort_words(d_keys, low, n, p.by_class, b, opt);

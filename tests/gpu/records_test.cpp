@@ -331,6 +331,26 @@ void check_unstable_pairs(device_array<Key>& keys, const std::vector<Key>& input
       << sizeof(Value) << "-byte values";
 }
 
+//! Stable sort_pairs of `input`, uploaded to `keys`, with distinct values of Value, and for
+//! floating-point keys the stable sort, against `want`, its stable order.
+template <class Value, class Key>
+void check_stable_records(device_array<Key>& keys, const std::vector<Key>& input,
+                          const std::vector<std::uint64_t>& want, order direction) {
+  const std::size_t n = input.size();
+  device_array<Value> values(n);
+  keys.upload(input);
+  values.upload(distinct_values<Value>(n));
+  sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = true});
+  ASSERT_TRUE(same_bits(keys.download(), gathered(input, want))) << "stable pairs' keys";
+  ASSERT_TRUE(same_bits(values.download(), gathered(distinct_values<Value>(n), want)))
+      << "stable pairs' values";
+  if constexpr (std::is_floating_point_v<Key>) {
+    keys.upload(input);
+    sort(keys.get(), n, {.direction = direction, .stable = true});
+    ASSERT_TRUE(same_bits(keys.download(), gathered(input, want))) << "stable sort";
+  }
+}
+
 template <class Key>
 void check_split_records(const std::vector<Key>& input, order direction) {
   const std::size_t n = input.size();
@@ -342,20 +362,9 @@ void check_split_records(const std::vector<Key>& input, order direction) {
   check_unstable_pairs<std::uint32_t>(keys, input, direction);
   if (::testing::Test::HasFatalFailure()) return;
   // Through the positions the last passes write: stable pairs, 8-byte values, stable floats.
-  device_array<std::uint32_t> values(n);
-  keys.upload(input);
-  values.upload(distinct_values<std::uint32_t>(n));
-  sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = true});
-  ASSERT_TRUE(same_bits(keys.download(), gathered(input, want))) << "stable pairs' keys";
-  ASSERT_TRUE(same_bits(values.download(), gathered(distinct_values<std::uint32_t>(n), want)))
-      << "stable pairs' values";
-  check_unstable_pairs<std::uint64_t>(keys, input, direction);
+  check_stable_records<std::uint32_t>(keys, input, want, direction);
   if (::testing::Test::HasFatalFailure()) return;
-  if constexpr (std::is_floating_point_v<Key>) {
-    keys.upload(input);
-    sort(keys.get(), n, {.direction = direction, .stable = true});
-    ASSERT_TRUE(same_bits(keys.download(), gathered(input, want))) << "stable sort";
-  }
+  check_unstable_pairs<std::uint64_t>(keys, input, direction);
 }
 
 TYPED_TEST(SplitRecords, TheSplitReadsAndTheLastPassesWriteTheRecords) {
@@ -385,11 +394,11 @@ TEST(SplitRecordsFloat, ZerosAndNaNsOfEveryPattern) {
   }
 }
 
-//! Unstable pairs and argsort of 8-byte keys past tuning::wide_records' counts, which sort as
-//! 16-byte words (the key's word high, the value or position low: kernels/record_io.cuh's
-//! wide_record_io) through the split, its refinement, the first pass and the merges: 8- and 4-byte
-//! values and indices, every distribution, both orders, sizes on both sides of the threshold, the
-//! zeros and NaNs of every bit pattern.
+//! Unstable pairs, argsort, stable pairs and the stable sort of 8-byte keys past
+//! tuning::wide_records' counts, which sort as 16-byte words (the key's word high, the value or
+//! position low: kernels/record_io.cuh's wide_record_io) through the split, its refinement, the
+//! first pass and the merges: 8- and 4-byte values and indices, every distribution, both orders,
+//! sizes on both sides of the thresholds, the zeros and NaNs of every bit pattern.
 template <class Key>
 class WideRecords : public ::testing::Test {};
 using wide_record_key_types = ::testing::Types<std::int64_t, std::uint64_t, double>;
@@ -402,9 +411,13 @@ void check_wide_records(const std::vector<Key>& input, order direction) {
   if (::testing::Test::HasFatalFailure()) return;
   check_unstable_pairs<std::uint32_t>(keys, input, direction);
   if (::testing::Test::HasFatalFailure()) return;
-  // argsort: the key's class word beside its position, stable.
+  // argsort, stable pairs and the stable sort of doubles: the key's class word beside its
+  // position; the positions the last passes write, then gathers.
+  const std::vector<std::uint64_t> want = test::stable_order(input, direction);
   keys.upload(input);
-  check_argsorts(keys, input, test::stable_order(input, direction), direction);
+  check_argsorts(keys, input, want, direction);
+  if (::testing::Test::HasFatalFailure()) return;
+  check_stable_records<std::uint64_t>(keys, input, want, direction);
 }
 
 TYPED_TEST(WideRecords, RecordsOfEightByteKeysSortAsSixteenByteWords) {
@@ -520,9 +533,9 @@ TEST(RecordsWorkspace, UnstablePairsOfFourBytesSortTheRecordsThemselves) {
   EXPECT_EQ(cached_memory_bytes(), cached_before) << "a call with a workspace allocated";
 }
 
-// Pairs of 8-byte keys sorted as 16-byte words (WideRecords) in exactly the workspace that
-// pairs_workspace_bytes names allocate nothing; one byte less is refused with that size and the
-// data untouched.
+// Pairs of 8-byte keys sorted as 16-byte words (WideRecords), unstable and stable, in exactly the
+// workspace that pairs_workspace_bytes names allocate nothing; one byte less is refused with that
+// size and the data untouched.
 TEST(RecordsWorkspace, WidePairsInAnExactWorkspace) {
   const std::size_t n = (std::size_t{1} << 22) + 5;
   const std::vector<std::int64_t> input = tools::generate<std::int64_t>(
@@ -546,6 +559,18 @@ TEST(RecordsWorkspace, WidePairsInAnExactWorkspace) {
   EXPECT_TRUE(throws_error([&] { sort_pairs(keys.get(), vals.get(), n, opt); },
                            {std::to_string(bytes), "pairs_workspace_bytes"}));
   EXPECT_TRUE(same_bits(keys.download(stream.get()), input)) << "keys changed by a refused call";
+  // Stable: the positions from the words, copies of the values and gathers, in its own size.
+  options stable = base;
+  stable.stable = true;
+  device_buffer<std::byte> stable_workspace(
+      pairs_workspace_bytes<std::int64_t, std::uint64_t>(n, stable));
+  vals.upload(distinct_values<std::uint64_t>(n), stream.get());
+  sort_pairs(keys.get(), vals.get(), n, on_workspace(stable, stable_workspace));
+  const std::vector<std::uint64_t> want = test::stable_order(input, order::descending);
+  EXPECT_TRUE(same_bits(keys.download(stream.get()), gathered(input, want)));
+  EXPECT_TRUE(
+      same_bits(vals.download(stream.get()), gathered(distinct_values<std::uint64_t>(n), want)));
+  EXPECT_EQ(cached_memory_bytes(), cached_before) << "a stable call with a workspace allocated";
 }
 
 // 1- and 2-byte keys' record sorts run on 4-byte ones in their own scratch: given exactly the

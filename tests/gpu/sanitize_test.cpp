@@ -192,7 +192,7 @@ TEST(Sanitize, SplitRecords) {
   }
 }
 
-//! Unstable pairs of n double keys with their positions as 8-byte values, both orders.
+//! Pairs of n double keys with their positions as 8-byte values, both orders, unstable and stable.
 void expect_wide_pairs(std::size_t n) {
   const std::uint64_t seed = test::case_seed(n, tools::distribution::nan);
   const std::vector<double> input = tools::generate<double>(n, tools::distribution::nan, seed);
@@ -202,19 +202,22 @@ void expect_wide_pairs(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     positions[i] = i;
   for (const order direction : test::all_orders) {
-    const std::vector<double> expected = tools::reference_sort(input, direction);
-    const std::string what = test::describe_case<double>(n, tools::distribution::nan, seed,
-                                                         direction, algorithm::automatic);
-    keys.upload(input);
-    values.upload(positions);
-    sort_pairs(keys.get(), values.get(), n, {direction});
-    EXPECT_TRUE(test::matches_reference(keys.download(), expected)) << what << " sort_pairs";
-    const std::vector<std::uint64_t> moved = values.download();
-    const std::vector<double> got = keys.download();
-    std::size_t mismatched = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      mismatched += std::memcmp(&input[moved[i]], &got[i], sizeof(double)) != 0;
-    EXPECT_EQ(mismatched, 0u) << what << ": values not beside their keys";
+    for (const bool stable : {false, true}) {  // stable: positions from the words, then gathers
+      const std::vector<double> expected = tools::reference_sort(input, direction);
+      const std::string what = test::describe_case<double>(n, tools::distribution::nan, seed,
+                                                           direction, algorithm::automatic) +
+                               (stable ? " stable" : "");
+      keys.upload(input);
+      values.upload(positions);
+      sort_pairs(keys.get(), values.get(), n, {.direction = direction, .stable = stable});
+      EXPECT_TRUE(test::matches_reference(keys.download(), expected)) << what << " sort_pairs";
+      const std::vector<std::uint64_t> moved = values.download();
+      const std::vector<double> got = keys.download();
+      std::size_t mismatched = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        mismatched += std::memcmp(&input[moved[i]], &got[i], sizeof(double)) != 0;
+      EXPECT_EQ(mismatched, 0u) << what << ": values not beside their keys";
+    }
   }
 }
 
