@@ -151,8 +151,8 @@ bool sorts_pairs_wide(std::size_t n, std::size_t value_bytes, const options& opt
          sorts_as_wide_records(n, false, opt);
 }
 
-//! Whether a record sort of n 8-byte keys that keeps positions (stable pairs, the stable sort)
-//! takes them from the sort of 16-byte words, as argsort does.
+//! Whether a record sort of n 8-byte keys by their positions (argsort, stable pairs, the stable
+//! sort) takes them from the sort of 16-byte words.
 template <class Key>
 bool sorts_positions_wide(std::size_t n, std::size_t array_size, const options& opt) {
   return sizeof(Key) == 8 && array_size == 0 && sorts_as_wide_records(n, true, opt);
@@ -449,7 +449,7 @@ void argsort_records(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, st
     return sort_record_rows<Key>(a, n, array_size, opt);
   }
   if constexpr (sizeof(Key) == 8) {
-    if (array_size == 0 && sorts_as_wide_records(n, true, opt)) {
+    if (sorts_positions_wide<Key>(n, array_size, opt)) {
       return argsort_wide(d_keys, d_sorted_keys, d_indices, n, opt, caller, sizing);
     }
   }
@@ -483,9 +483,7 @@ void argsort_records(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, st
 //! argsort_records' workspace bytes.
 template <class Key>
 std::size_t argsort_bytes(std::size_t n, std::size_t array_size, const options& opt) {
-  if (sizeof(Key) == 8 && array_size == 0 && sorts_as_wide_records(n, true, opt)) {
-    return wide_records_bytes(n);
-  }
+  if (sorts_positions_wide<Key>(n, array_size, opt)) return wide_records_bytes(n);
   return sorts_as_record_rows<Key>(n, array_size, opt)
              ? 0
              : argsort_words_bytes<Key>(n, array_size, opt);

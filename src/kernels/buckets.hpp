@@ -51,6 +51,16 @@ struct bucket_table {
   }
 };
 
+//! The split's and the refinement's scratch is carved in parts of whole 16-byte pieces, so that
+//! every part is as aligned as the memory (16 bytes: the splitters of 16-byte record words).
+constexpr std::size_t round_up(std::size_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
+//! Bytes a splitter takes in that scratch: its word's, at least 8.
+constexpr std::size_t splitter_bytes(std::size_t key_bytes) {
+  return key_bytes < 8 ? 8 : key_bytes;
+}
+
 //! The arrays of a bucket_table in a split's device scratch (split_memory, refine_memory), and the
 //! table they make for the passes after the split.
 struct table_arrays {
@@ -66,17 +76,27 @@ struct table_arrays {
   bucket_table table() const {
     return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, merges, most_merges};
   }
-};
 
-//! The split's and the refinement's scratch is carved in parts of whole 16-byte pieces, so that
-//! every part is as aligned as the memory (16 bytes: the splitters of 16-byte record words).
-constexpr std::size_t round_up(std::size_t bytes) {
-  return (bytes + 15) / 16 * 16;
-}
-//! Bytes a splitter takes in that scratch: its word's, at least 8.
-constexpr std::size_t splitter_bytes(std::size_t key_bytes) {
-  return key_bytes < 8 ? 8 : key_bytes;
-}
+ protected:
+  //! Points the arrays into a scratch: key_begin and tile_begin (table_buckets + 1 each) from
+  //! `begins`, merges at `merges_at`, tile_bucket and most_merges from `tile_bucket_at`.
+  void place(unsigned char* begins, unsigned char* merges_at, unsigned char* tile_bucket_at,
+             unsigned table_buckets, unsigned table_tile_log2, network::index_t table_tiles) {
+    key_begin = reinterpret_cast<network::index_t*>(begins);
+    tile_begin = key_begin + (table_buckets + 1);
+    merges = reinterpret_cast<unsigned*>(merges_at);
+    tile_bucket = reinterpret_cast<unsigned*>(tile_bucket_at);
+    most_merges = tile_bucket + table_tiles;
+    buckets = table_buckets;
+    tile_log2 = table_tile_log2;
+    tiles = table_tiles;
+  }
+  //! The bytes of a scratch whose tile_bucket array starts at tile_bucket_offset: that array
+  //! and most_merges, in whole 16-byte pieces (round_up).
+  static std::size_t bytes_to_end(std::size_t tile_bucket_offset, network::index_t table_tiles) {
+    return tile_bucket_offset + round_up((table_tiles + 1) * sizeof(unsigned));
+  }
+};
 
 namespace sample_split {
 
@@ -95,7 +115,7 @@ struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, bucke
   //! 2^tile_log2 positions.
   static std::size_t bytes(index_t n, std::size_t key_bytes, unsigned tile_log2) {
     const shape s = shape_of(n, key_bytes, tile_log2);
-    return s.tile_bucket_offset + round_up((s.tiles + 1) * sizeof(unsigned));
+    return bytes_to_end(s.tile_bucket_offset, s.tiles);
   }
 
   //! The arrays within `memory` (16-byte aligned, bytes() long) for the same arguments.
@@ -103,18 +123,12 @@ struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, bucke
     const shape s = shape_of(n, key_bytes, tile_log2);
     unsigned char* const base = static_cast<unsigned char*>(memory);
     split_memory m;
+    m.place(base + s.key_begin_offset, base + s.flags_offset, base + s.tile_bucket_offset,
+            s.buckets, tile_log2, s.tiles);
     m.splitters = base;
     m.counts = reinterpret_cast<index_t*>(base + s.counts_offset);
-    m.key_begin = reinterpret_cast<index_t*>(base + s.key_begin_offset);
-    m.tile_begin = m.key_begin + (s.buckets + 1);
     m.lengths = m.tile_begin + (s.buckets + 1);
-    m.merges = reinterpret_cast<unsigned*>(base + s.flags_offset);
     m.equal = m.merges + s.buckets;
-    m.tile_bucket = reinterpret_cast<unsigned*>(base + s.tile_bucket_offset);
-    m.most_merges = m.tile_bucket + s.tiles;
-    m.buckets = s.buckets;
-    m.tile_log2 = tile_log2;
-    m.tiles = s.tiles;
     return m;
   }
 
@@ -171,7 +185,7 @@ struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_t
   //! Bytes for the second level of a split of n keys of key_bytes bytes.
   static std::size_t bytes(network::index_t n, std::size_t key_bytes, unsigned tile_log2) {
     const shape s = shape_of(n, key_bytes, tile_log2);
-    return s.tile_bucket_offset + round_up((s.tiles + 1) * sizeof(unsigned));
+    return bytes_to_end(s.tile_bucket_offset, s.tiles);
   }
 
   //! The arrays within `memory` (16-byte aligned, bytes() long) for the same arguments.
@@ -180,19 +194,13 @@ struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_t
     const shape s = shape_of(n, key_bytes, tile_log2);
     unsigned char* const base = static_cast<unsigned char*>(memory);
     refine_memory m;
+    m.place(base + s.key_begin_offset, base + s.merges_offset, base + s.tile_bucket_offset,
+            s.buckets, tile_log2, s.tiles);
     m.splitters = base;
     m.equal = reinterpret_cast<unsigned*>(base + s.equal_offset);
     m.counts = reinterpret_cast<unsigned*>(base + s.counts_offset);
-    m.key_begin = reinterpret_cast<network::index_t*>(base + s.key_begin_offset);
-    m.tile_begin = m.key_begin + (s.buckets + 1);
     m.lengths = m.tile_begin + (s.buckets + 1);
     m.bucket_tiles = m.lengths + s.buckets;
-    m.merges = reinterpret_cast<unsigned*>(base + s.merges_offset);
-    m.tile_bucket = reinterpret_cast<unsigned*>(base + s.tile_bucket_offset);
-    m.most_merges = m.tile_bucket + s.tiles;
-    m.buckets = s.buckets;
-    m.tile_log2 = tile_log2;
-    m.tiles = s.tiles;
     return m;
   }
 
