@@ -7,9 +7,12 @@
 //
 // Keys of 4 and 8 bytes run on the optimized kernels themselves: a first pass that sorts tiles of
 // 2^14 (4-byte) or 2^13 (8-byte) keys in registers, then one bitonic merge pass a doubling of the
-// sorted runs, out of place. Keys of other sizes, stable sorts and sort_pairs sort 4-byte
-// positions on the same kernels, each comparison reading the two keys it compares, then move the
-// keys (and values) into that order: slower, since those reads are scattered.
+// sorted runs, out of place; from 2^24 (4-byte) or 2^23 (8-byte) keys the keys are first split
+// into buckets by a sorted sample (and those cut again into sub-buckets of about a tile from 2^26
+// and 2^24), so that each bucket takes the first pass and few merges, as the library's own key
+// types do. Keys of other sizes, stable sorts and sort_pairs sort 4-byte positions on the first
+// pass and merges, each comparison reading the two keys it compares, then move the keys (and
+// values) into that order: slower, since those reads are scattered.
 #pragma once
 
 #include <cstddef>
@@ -37,9 +40,11 @@ concept comparator = std::is_class_v<Less> && !std::is_same_v<std::remove_cvref_
 //! workspace_bytes(n, less, opt)) or the library's pool; errors throw bitonic::error before any
 //! key moves.
 //! Complexity: O(n log^2 t + n log(n / t)) comparisons for tiles of t keys (2^13..2^14); one pass
-//! over the keys for the tiles and one a doubling of the sorted runs. Keys of 4 or 8 bytes are
-//! sorted themselves; other sizes and stable sorts sort 4-byte positions (up to 2^32 keys),
-//! reading the keys they compare, and then gather the keys (n keys of staging).
+//! over the keys for the tiles and one a doubling of the sorted runs, or, from 2^24 (4-byte) and
+//! 2^23 (8-byte) keys, a split into buckets by a sample first (reads the keys twice and writes
+//! them once, twice where refined), after which the buckets take few doublings. Keys of 4 or 8
+//! bytes are sorted themselves; other sizes and stable sorts sort 4-byte positions (up to 2^32
+//! keys), reading the keys they compare, and then gather the keys (n keys of staging).
 template <class Key, comparator Less>
 void sort(Key* d_keys, std::size_t n, Less less, const options& opt = {}) {
   api::sort_under<Key, void>(d_keys, nullptr, n, less, opt, "bitonic::sort",

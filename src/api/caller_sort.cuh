@@ -56,7 +56,8 @@ struct caller_sort {
 
   caller_sort(std::size_t n, const options& opt)
       : positions(sorts_positions(opt)),
-        p(plan::make_comparator_plan(n, positions ? sizeof(caller_position) : sizeof(Key))) {
+        p(plan::make_comparator_plan(n, positions ? sizeof(caller_position) : sizeof(Key),
+                                     !positions)) {
     sort_scratch = p.scratch_keys * (positions ? sizeof(caller_position) : sizeof(Key));
     if (positions) {
       positions_bytes = n * sizeof(caller_position);
@@ -108,12 +109,12 @@ void check_caller_sort(const Key* d_keys, const Value* d_values, std::size_t n, 
   }
 }
 
-//! Runs p on keys under `less` (Reversed: descending): its kernels loaded first, so that one CUDA
-//! cannot load fails the call before any key has moved.
-template <bool Reversed, class Key, class Less>
+//! Runs p on keys under `less` (Reversed: descending; Splits: p may split, caller_order): its
+//! kernels loaded first, so that one CUDA cannot load fails the call before any key has moved.
+template <bool Reversed, bool Splits, class Key, class Less>
 void run_caller_plan(const plan::plan& p, caller_key<Key>* keys, caller_key<Key>* scratch,
                      Less less, cudaStream_t stream) {
-  const caller_order<Less, Reversed> order{less};
+  const caller_order<Less, Reversed, Splits> order{less};
   {
     const kernels::load_only_scope loading;
     dispatch::run_plan(p, keys, scratch, order, stream);
@@ -141,9 +142,9 @@ void sort_under(Key* d_keys, Value* d_values, std::size_t n, Less less, const op
       auto* const keys = reinterpret_cast<caller_key<Key>*>(d_keys);
       auto* const sort_scratch = reinterpret_cast<caller_key<Key>*>(scratch);
       if (opt.direction == order::descending) {
-        run_caller_plan<true>(parts.p, keys, sort_scratch, less, opt.stream);
+        run_caller_plan<true, true>(parts.p, keys, sort_scratch, less, opt.stream);
       } else {
-        run_caller_plan<false>(parts.p, keys, sort_scratch, less, opt.stream);
+        run_caller_plan<false, true>(parts.p, keys, sort_scratch, less, opt.stream);
       }
       return;
     }
@@ -156,9 +157,9 @@ void sort_under(Key* d_keys, Value* d_values, std::size_t n, Less less, const op
   records::launch_positions(positions, n, opt.stream);
   const records::by_position<Key, Less> by_key{d_keys, less, opt.direction == order::descending,
                                                opt.stable};
-  run_caller_plan<false>(parts.p, reinterpret_cast<caller_key<caller_position>*>(positions),
-                         reinterpret_cast<caller_key<caller_position>*>(scratch), by_key,
-                         opt.stream);
+  run_caller_plan<false, false>(parts.p, reinterpret_cast<caller_key<caller_position>*>(positions),
+                                reinterpret_cast<caller_key<caller_position>*>(scratch), by_key,
+                                opt.stream);
   records::permute(d_keys, positions, reinterpret_cast<Key*>(staging), n, opt.stream);
   if constexpr (!std::is_void_v<Value>) {
     records::permute(d_values, positions, reinterpret_cast<Value*>(staging), n, opt.stream);

@@ -102,9 +102,10 @@ void run_network_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
 }
 
 //! Launches one pass of a plan for the library's own orders (ascending_less, descending_less on
-//! ordered words): keys at `at` (or `tiles_in` for a first pass) to `to`, `count` of them. With a
-//! record_io (record_plan_io says which plans take one) the split reads the records from its
-//! arrays and each bucket's last pass writes them there.
+//! ordered words) or a caller's (caller_order: plan::make_comparator_plan's kinds): keys at `at`
+//! (or `tiles_in` for a first pass) to `to`, `count` of them. With a record_io (record_plan_io says
+//! which plans take one) the split reads the records from its arrays and each bucket's last pass
+//! writes them there.
 template <class Key, class Less, class IO>
 void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* to,
                       const Key* tiles_in, std::size_t count, index_t* splits, Less less,
@@ -144,11 +145,14 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       ps.kind != plan::pass_kind::merge_stage) {
     throw error("bitonic: internal error: a pass with no kernel for rows of missing keys");
   }
-  // A split plan's pass kinds, which every word size has; 16-byte record words have no others
-  // (plan::make_split_plan), so that their kernels are these only.
+  // A split plan's pass kinds, which every word size has; 16-byte record words and a caller's
+  // keys have no others (plan::make_split_plan, make_comparator_plan), so that their kernels are
+  // these only.
   switch (ps.kind) {
     case plan::pass_kind::sort_tiles:
-      if (ps.writes_words) {
+      if constexpr (is_caller_order_v<Less>) {  // a caller's key is its own word
+        kernels::comparator_sort_tile::launch<Key>(tiles_in, to, count, rows, less, stream);
+      } else if (ps.writes_words) {
         kernels::optimized_sort_tile::launch<Key>(tiles_in, words(to), count, rows, ps.first,
                                                   ps.last, less, stream, io);
       } else {
@@ -170,17 +174,23 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       break;
     }
     case plan::pass_kind::split_buckets:  // never blocked: tiles_in to the scratch (to)
-      kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
-                                               tile_log2, less, stream, io);
-      // and where refined, the sub-buckets back to the keys (at)
-      if (p.refined) {
-        kernels::sample_refine::launch_refine<Key>(to, at, index_t{count}, split_memory, tile_log2,
-                                                   less, stream);
+      if constexpr (splits_keys_v<Less>) {
+        kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
+                                                 tile_log2, less, stream, io);
+        // and where refined, the sub-buckets back to the keys (at)
+        if (p.refined) {
+          kernels::sample_refine::launch_refine<Key>(to, at, index_t{count}, split_memory,
+                                                     tile_log2, less, stream);
+        }
+      } else {
+        throw error("bitonic: internal error: a split of positions compared through keys");
       }
       break;
     default:
-      if constexpr (sizeof(Key) == 16) {
-        throw error("bitonic: internal error: a pass that 16-byte words have no kernel for");
+      if constexpr (sizeof(Key) == 16 || is_caller_order_v<Less>) {
+        throw error(
+            "bitonic: internal error: a pass that 16-byte words or a caller's order "
+            "have no kernel for");
       } else {
         run_network_pass(p, ps, at, to, count, rows, less, stream);
       }
@@ -264,19 +274,7 @@ void run_plan(const plan::plan& p, Key* keys, Key* scratch, Less less, cudaStrea
       throw error(
           "bitonic: internal error: a pass that reads or writes words it has no kernel for");
     }
-    if constexpr (is_caller_order_v<Less>) {  // plan::make_comparator_plan's two pass kinds
-      if (ps.kind == plan::pass_kind::sort_tiles) {
-        kernels::comparator_sort_tile::launch<Key>(tiles_in, to, count, less, stream);
-      } else if (ps.kind == plan::pass_kind::merge_stage) {
-        require_split_memory<Key>(p);
-        kernels::optimized_merge::launch_stage<Key>(at, to, count, kernels::key_rows{count},
-                                                    ps.first.stage, splits, less, stream);
-      } else {
-        throw error("bitonic: internal error: a pass a caller's order has no kernel for");
-      }
-    } else {
-      run_library_pass(p, ps, at, to, tiles_in, count, splits, less, stream, io);
-    }
+    run_library_pass(p, ps, at, to, tiles_in, count, splits, less, stream, io);
   });
   lanes.join();
   if (kernels::is_record_io_v<IO> && ends_in_scratch) {

@@ -9,9 +9,12 @@
 // merge. That is as many exchanges as the word path's first pass. The stages run as a loop, each
 // layout's steps compiled once (unrolled, 8-byte first passes overflowed the instruction cache,
 // docs/PERFORMANCE.md log 32). A partial tile is padded with its greatest key (greatest_pad.cuh).
+// On a split's buckets (key_rows) it sorts each bucket's tiles as the word path's first pass does.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "kernels/greatest_pad.cuh"
 #include "kernels/launch.cuh"
@@ -54,36 +57,44 @@ __device__ void sort_tile(Tile& tile, Less less) {
 template <class Key, class In, class Out, class Less>
 __global__ void __launch_bounds__(tile_type<Key>::threads,
                                   tuning::optimized<sizeof(Key)>::tile_min_blocks)
-    sort_tiles_kernel(const In* in, Out* keys, index_t n, Less less) {
+    sort_tiles_kernel(const In* in, Out* keys, index_t n, key_rows rows, Less less) {
   static_assert(is_caller_order_v<Less>, "the library's own orders take optimized_sort_tile");
+  static_assert(std::is_same_v<Key, typename ordered_word<Key>::type>,
+                "a caller's key (caller_key) is its own word: nothing to encode or decode");
   using Tile = tile_type<Key>;
   using lay = layout;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Tile tile;
   tile.smem = reinterpret_cast<typename Tile::W*>(smem_bytes);
   wait_for_previous_pass();
-  for_each_tile<Tile::keys>(n, [&](index_t base, unsigned tile_n, auto full) {
-    constexpr bool Full = decltype(full)::value;
-    tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
-    unsigned stored = tile_n;
-    if constexpr (!Full) {
-      stored -= pad_with_greatest<Key, lay::registers_mid>(
-          tile, [&](unsigned i) { return i < tile_n; }, keys + base, tile_n, less);
-    }
-    tile.template exchange<lay::registers_mid, lay::registers_low>();
-    sort_tile(tile, less);
-    tile.template exchange<lay::registers_low, lay::registers_mid>();
-    tile.template store<lay::registers_mid, Full>(keys + base, stored);
-  });
+  for_each_row_tile<Tile::keys>(
+      n, rows, [&](index_t base, unsigned tile_n, auto full, const key_rows::span& row) {
+        constexpr bool Full = decltype(full)::value;
+        // A split's bucket (key_rows::bucket_step) is sorted in place where its merges are odd
+        // in number.
+        Out* const out =
+            rows.step_of(row).to_destination ? keys : reinterpret_cast<Out*>(const_cast<In*>(in));
+        tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
+        unsigned stored = tile_n;
+        if constexpr (!Full) {
+          stored -= pad_with_greatest<Key, lay::registers_mid>(
+              tile, [&](unsigned i) { return i < tile_n; }, out + base, tile_n, less);
+        }
+        tile.template exchange<lay::registers_mid, lay::registers_low>();
+        sort_tile(tile, less);
+        tile.template exchange<lay::registers_low, lay::registers_mid>();
+        tile.template store<lay::registers_mid, Full>(out + base, stored);
+      });
 }
 
-//! Sorts every tile of in[0, n) (the last one may be partial) under `less`, a caller_order, into
-//! the same place of `keys`, which may be `in`.
+//! Sorts every tile of the n positions of `rows` (launch.cuh; key_rows{n}: in[0, n), the last
+//! tile of a row may be partial) under `less`, a caller_order, into the same place of `keys`,
+//! which may be `in`; a split's bucket in place where its bucket_step says so.
 template <class Key, class In, class Out, class Less>
-void launch(const In* in, Out* keys, index_t n, Less less, cudaStream_t stream) {
+void launch(const In* in, Out* keys, index_t n, key_rows rows, Less less, cudaStream_t stream) {
   launch_on_tiles<tile_type<Key>, sort_tiles_kernel<Key, In, Out, Less>>(
       n, stream, "cudaFuncSetAttribute(comparator sort_tiles_kernel shared memory)",
-      "comparator sort_tiles_kernel launch", in, keys, n, less);
+      "comparator sort_tiles_kernel launch", in, keys, n, rows, less);
 }
 
 }  // namespace bitonic::kernels::comparator_sort_tile

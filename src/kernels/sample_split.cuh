@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <cuda/std/bit>
 
 #include <cstddef>
 #include <cstdint>
@@ -185,14 +186,16 @@ __device__ __forceinline__ void store_words(W* at, const W (&v)[Rounds]) {
     for (unsigned k = 0; k < Rounds; ++k)
       at[k] = v[k];
   } else if constexpr (sizeof(W) == 4) {
+    const auto u = [&](unsigned i) { return cuda::std::bit_cast<unsigned>(v[i]); };
 #pragma unroll
     for (unsigned k = 0; k < Rounds / 4; ++k)
-      reinterpret_cast<uint4*>(at)[k] = make_uint4(unsigned(v[4 * k]), unsigned(v[4 * k + 1]),
-                                                   unsigned(v[4 * k + 2]), unsigned(v[4 * k + 3]));
+      reinterpret_cast<uint4*>(at)[k] =
+          make_uint4(u(4 * k), u(4 * k + 1), u(4 * k + 2), u(4 * k + 3));
   } else {
+    const auto u = [&](unsigned i) { return cuda::std::bit_cast<unsigned long long>(v[i]); };
 #pragma unroll
     for (unsigned k = 0; k < Rounds / 2; ++k)
-      reinterpret_cast<ulonglong2*>(at)[k] = make_ulonglong2(v[2 * k], v[2 * k + 1]);
+      reinterpret_cast<ulonglong2*>(at)[k] = make_ulonglong2(u(2 * k), u(2 * k + 1));
   }
 }
 template <unsigned Rounds, class W>
@@ -205,13 +208,14 @@ __device__ __forceinline__ void load_words(W (&v)[Rounds], const W* at) {
 #pragma unroll
     for (unsigned k = 0; k < Rounds / 4; ++k) {
       const uint4 x = reinterpret_cast<const uint4*>(at)[k];
-      v[4 * k] = W(x.x), v[4 * k + 1] = W(x.y), v[4 * k + 2] = W(x.z), v[4 * k + 3] = W(x.w);
+      v[4 * k] = cuda::std::bit_cast<W>(x.x), v[4 * k + 1] = cuda::std::bit_cast<W>(x.y);
+      v[4 * k + 2] = cuda::std::bit_cast<W>(x.z), v[4 * k + 3] = cuda::std::bit_cast<W>(x.w);
     }
   } else {
 #pragma unroll
     for (unsigned k = 0; k < Rounds / 2; ++k) {
       const ulonglong2 x = reinterpret_cast<const ulonglong2*>(at)[k];
-      v[2 * k] = W(x.x), v[2 * k + 1] = W(x.y);
+      v[2 * k] = cuda::std::bit_cast<W>(x.x), v[2 * k + 1] = cuda::std::bit_cast<W>(x.y);
     }
   }
 }

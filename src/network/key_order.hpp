@@ -178,8 +178,10 @@ static_assert(sizeof(caller_key<double>) == sizeof(double), "a caller_key is its
 
 //! A caller's strict weak order on keys, for the kernels on caller_key (descending when
 //! Reversed). Kernels that pad with the greatest word (register_tile::pad) have no such word
-//! under it and pad with the greatest key they hold instead (kernels/greatest_pad.cuh).
-template <class Less, bool Reversed = false>
+//! under it and pad with the greatest key they hold instead (kernels/greatest_pad.cuh). Splits:
+//! whether its plans may split the keys into buckets first (false for positions compared through
+//! the keys they point at, whose plans never do: their kernels are not instantiated).
+template <class Less, bool Reversed = false, bool Splits = true>
 struct caller_order {
   Less less;
   // `less` may be callable on the device only (a __device__ lambda); so is this, in effect.
@@ -194,7 +196,13 @@ struct caller_order {
 
 template <class Less>
 inline constexpr bool is_caller_order_v = false;
+template <class Less, bool Reversed, bool Splits>
+inline constexpr bool is_caller_order_v<caller_order<Less, Reversed, Splits>> = true;
+
+//! Whether plans under the order `Less` may start with a split (the library's orders: yes).
+template <class Less>
+inline constexpr bool splits_keys_v = true;
 template <class Less, bool Reversed>
-inline constexpr bool is_caller_order_v<caller_order<Less, Reversed>> = true;
+inline constexpr bool splits_keys_v<caller_order<Less, Reversed, false>> = false;
 
 }  // namespace bitonic

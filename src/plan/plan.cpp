@@ -284,7 +284,10 @@ plan make_split_plan(std::size_t n, std::size_t key_bytes, unsigned refine_min_l
   return p;
 }
 
-plan make_comparator_plan(std::size_t n, std::size_t key_bytes) {
+plan make_comparator_plan(std::size_t n, std::size_t key_bytes, bool splits) {
+  if (splits && n >= std::size_t{1} << tuning::sample_split_min_log2(key_bytes)) {
+    return make_split_plan(n, key_bytes, tuning::sample_refine_min_log2(key_bytes));
+  }
   plan p = sized_plan(algorithm::optimized, n);
   const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
   if (p.log2_size > tile_log2) {

@@ -173,12 +173,14 @@ plan make_plan(algorithm algo, std::size_t n, std::size_t key_bytes, device_shap
 //! (kernels/record_io.cuh), which have no other.
 plan make_split_plan(std::size_t n, std::size_t key_bytes, unsigned refine_min_log2);
 
-//! The plan for keys under a caller's order (bitonic.cuh), whose kernels are the first pass and
-//! the out-of-place merges only: stages 1..tile on tiles (comparator_sort_tile), then one
-//! merge_stage pass a stage past the tile, alternating between the keys and the scratch (the
+//! The plan for keys under a caller's order (bitonic.cuh), whose kernels are the split plan's:
+//! where `splits` (the keys themselves, not positions compared through them) and n reaches the
+//! word path's split size for the key size (tuning::sample_split), make_split_plan's (refined
+//! from tuning::sample_refine's size); else stages 1..tile on tiles (comparator_sort_tile), then
+//! one merge_stage pass a stage past the tile, alternating between the keys and the scratch (the
 //! first pass writes to the scratch when the merges are odd in number). Throws bitonic::error
 //! past the largest size.
-plan make_comparator_plan(std::size_t n, std::size_t key_bytes);
+plan make_comparator_plan(std::size_t n, std::size_t key_bytes, bool splits);
 
 //! The batched plan (optimized kernels) that sorts each of `rows.count` rows of `rows.length`
 //! keys on its own, ascending under the executor's order: rows of up to a tile in one sort_rows

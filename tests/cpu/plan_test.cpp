@@ -565,16 +565,17 @@ TEST(Plan, SplitsFirstFromItsSize) {
   }
 }
 
-// Plans under a caller's order (bitonic.cuh): its two pass kinds only, for every size: one pass
-// over tiles up to a tile's keys, past it the merges out of place whatever the device.
+// Plans under a caller's order (bitonic.cuh) that do not split (positions compared through the
+// keys): two pass kinds only, for every size: one pass over tiles up to a tile's keys, past it
+// the merges out of place whatever the device.
 TEST(Plan, ComparatorPlansMergeOutOfPlace) {
   for (const std::size_t key_bytes : {4u, 8u}) {
     const unsigned tile_log2 = tuning::optimized_tile_log2(key_bytes);
     for (const std::size_t n : {std::size_t{0}, std::size_t{1}}) {
-      EXPECT_TRUE(make_comparator_plan(n, key_bytes).passes.empty()) << n;
+      EXPECT_TRUE(make_comparator_plan(n, key_bytes, false).passes.empty()) << n;
     }
     for (const std::size_t n : {std::size_t{2}, std::size_t{1000}, std::size_t{1} << tile_log2}) {
-      const plan p = make_comparator_plan(n, key_bytes);
+      const plan p = make_comparator_plan(n, key_bytes, false);
       const std::string where = describe(p);
       ASSERT_EQ(p.passes.size(), 1u) << where;
       EXPECT_EQ(p.passes[0].kind, pass_kind::sort_tiles) << where;
@@ -584,7 +585,7 @@ TEST(Plan, ComparatorPlansMergeOutOfPlace) {
     }
     for (const unsigned k : {tile_log2 + 1, tile_log2 + 2, 27u}) {
       const std::size_t n = (std::size_t{1} << (k - 1)) + 5;
-      const plan p = make_comparator_plan(n, key_bytes);
+      const plan p = make_comparator_plan(n, key_bytes, false);
       const std::string where = describe(p);
       ASSERT_EQ(p.passes.size(), k - tile_log2 + 1) << where;
       EXPECT_EQ(p.passes[0].kind, pass_kind::sort_tiles) << where;
@@ -601,7 +602,29 @@ TEST(Plan, ComparatorPlansMergeOutOfPlace) {
       }
     }
   }
-  EXPECT_THROW(make_comparator_plan(~std::size_t{0}, 4), error);
+  EXPECT_THROW(make_comparator_plan(~std::size_t{0}, 4, false), error);
+}
+
+// A caller's keys themselves split where the word path's keys of their size do (refined where
+// those are), into the split plan of their size; below that, the merges of positions' plans.
+TEST(Plan, ComparatorPlansSplitFromTheWordPathsSize) {
+  for (const std::size_t key_bytes : {4u, 8u}) {
+    const unsigned split_log2 = tuning::sample_split_min_log2(key_bytes);
+    const unsigned refine_log2 = tuning::sample_refine_min_log2(key_bytes);
+    const std::size_t below = (std::size_t{1} << split_log2) - 1;
+    EXPECT_EQ(describe(make_comparator_plan(below, key_bytes, true)),
+              describe(make_comparator_plan(below, key_bytes, false)));
+    for (const std::size_t n : {std::size_t{1} << split_log2, (std::size_t{1} << refine_log2) + 3,
+                                std::size_t{1} << 27}) {
+      const plan p = make_comparator_plan(n, key_bytes, true);
+      const plan split = make_split_plan(n, key_bytes, refine_log2);
+      const std::string where = describe(p);
+      EXPECT_EQ(where, describe(split));
+      EXPECT_EQ(p.passes.front().kind, pass_kind::split_buckets) << where;
+      EXPECT_EQ(p.refined, n >= std::size_t{1} << refine_log2) << where;
+      EXPECT_EQ(p.scratch_keys, split.scratch_keys) << where;
+    }
+  }
 }
 
 // Batched plans: rows of up to a tile are one sort_rows pass of a row's stages; longer rows run

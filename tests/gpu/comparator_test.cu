@@ -4,7 +4,8 @@
 // the first only (equivalent keys that differ in bits: partial tiles pad with their greatest key,
 // greatest_pad.cuh); stable sorts and sort_pairs (positions); argument errors. Sizes around a
 // warp, a tile (2^13 eight-byte keys), the merges (to the scratch or back by their parity), and
-// random ones; the distributions of the key sort's tests on the first field. Seeds:
+// random ones, the split plans (into buckets, refined or not); the distributions of the key
+// sort's tests on the first field. Seeds:
 // test::case_seed(n, d). Other key sizes and a lambda: comparator_types_test.cu.
 #include <gtest/gtest.h>
 
@@ -13,9 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "api/caller_sort.cuh"
 #include "bitonic/bitonic.cuh"
+#include "bitonic/cuda_helpers.hpp"
 #include "common_test.hpp"
 #include "device_memory.hpp"
+#include "network/key_order.hpp"
+#include "plan/plan.hpp"
 
 namespace bitonic {
 namespace {
@@ -62,14 +67,10 @@ std::string describe(std::size_t n, distribution d, const pair_less& less, const
          (opt.stable ? " stable" : "");
 }
 
-//! Sorts on the device and checks against the host: equal to std::stable_sort when stable or the
-//! order is total, else ordered under `less` and the same multiset of keys.
-void expect_sorted(const std::vector<pair32>& input, pair_less less, const options& opt,
-                   const std::string& label) {
-  device_array<pair32> keys(input.size());
-  keys.upload(input);
-  sort(keys.get(), input.size(), less, opt);
-  const std::vector<pair32> got = keys.download();
+//! Checks a sort's output against the host: equal to std::stable_sort when stable or the order is
+//! total, else ordered under `less` and the same multiset of keys.
+void expect_sorted_as(const std::vector<pair32>& input, const std::vector<pair32>& got,
+                      pair_less less, const options& opt, const std::string& label) {
   std::vector<pair32> expected = input;
   std::stable_sort(expected.begin(), expected.end(), host_order(less, opt.direction));
   if (opt.stable || less.both_fields) {
@@ -83,6 +84,37 @@ void expect_sorted(const std::vector<pair32>& input, pair_less less, const optio
     return v;
   };
   EXPECT_TRUE(bits(got) == bits(expected)) << label << ": not the same keys";
+}
+
+//! Sorts on the device (bitonic::sort) and checks against the host (expect_sorted_as).
+void expect_sorted(const std::vector<pair32>& input, pair_less less, const options& opt,
+                   const std::string& label) {
+  device_array<pair32> keys(input.size());
+  keys.upload(input);
+  sort(keys.get(), input.size(), less, opt);
+  expect_sorted_as(input, keys.download(), less, opt, label);
+}
+
+//! Runs the split plan (plan::make_split_plan; refined from 2^refine_min_log2 keys, 0: never) on
+//! the keys under `less` as bitonic::sort runs its plans (api::run_caller_plan), at sizes that
+//! the call does not split at, and checks against the host.
+void expect_split_plan_sorts(const std::vector<pair32>& input, pair_less less, order direction,
+                             unsigned refine_min_log2, const std::string& label) {
+  const std::size_t n = input.size();
+  const plan::plan p = plan::make_split_plan(n, sizeof(pair32), refine_min_log2);
+  using word = caller_key<pair32>;
+  device_array<pair32> keys(n);
+  device_array<word> scratch(p.scratch_keys);
+  keys.upload(input);
+  auto* const words = reinterpret_cast<word*>(keys.get());
+  if (direction == order::descending) {
+    api::run_caller_plan<true, true>(p, words, scratch.get(), less, cudaStream_t{});
+  } else {
+    api::run_caller_plan<false, true>(p, words, scratch.get(), less, cudaStream_t{});
+  }
+  BITONIC_CUDA_CHECK(cudaDeviceSynchronize());
+  expect_sorted_as(input, keys.download(), less, {.direction = direction},
+                   label + (p.refined ? " refined split plan" : " split plan"));
 }
 
 const std::vector<std::size_t>& lengths() {
@@ -115,13 +147,38 @@ TEST(Comparator, StructKeysMatchStdSort) {
   }
 }
 
-// Past 2^22 keys: merges whose count is odd (first pass into the scratch) and even.
+// Past 2^22 keys: merges whose count is odd (first pass into the scratch) and even; from 2^23
+// the split into buckets (plan::make_comparator_plan), refined from 2^24.
 TEST(Comparator, LargeStructKeys) {
-  for (const std::size_t n : {(std::size_t{1} << 22) + 12345, (std::size_t{1} << 23) + 1}) {
-    for (const distribution d : {distribution::uniform, distribution::few}) {
-      const pair_less less{false};
-      const options opt{};
-      expect_sorted(make_pairs(n, d), less, opt, describe(n, d, less, opt));
+  for (const std::size_t n :
+       {(std::size_t{1} << 22) + 12345, (std::size_t{1} << 23) + 1, (std::size_t{1} << 24) + 3}) {
+    for (const distribution d :
+         {distribution::uniform, distribution::few, distribution::equal, distribution::organ}) {
+      for (const bool both_fields : {false, true}) {
+        const pair_less less{both_fields};
+        const options opt{.direction = both_fields ? order::descending : order::ascending};
+        expect_sorted(make_pairs(n, d), less, opt, describe(n, d, less, opt));
+      }
+    }
+  }
+}
+
+// The split plans under a caller's order at small sizes: one bucket to many, unrefined and
+// refined (equality buckets where keys repeat), both orders, both comparators.
+TEST(Comparator, SplitPlans) {
+  for (const std::size_t n : {std::size_t{2}, std::size_t{1000}, std::size_t{8193},
+                              (std::size_t{1} << 17) + 1, (std::size_t{1} << 20) + 333}) {
+    for (const distribution d : tools::all_distributions) {
+      for (const bool both_fields : {false, true}) {
+        for (const order direction : test::all_orders) {
+          for (const unsigned refine_min_log2 : {0u, 17u}) {
+            const pair_less less{both_fields};
+            const options opt{.direction = direction};
+            expect_split_plan_sorts(make_pairs(n, d), less, direction, refine_min_log2,
+                                    describe(n, d, less, opt));
+          }
+        }
+      }
     }
   }
 }
@@ -207,9 +264,40 @@ TEST(Comparator, ErrorsLeaveTheKeysAlone) {
   EXPECT_TRUE(keys.download() == expected) << "with the exact workspace";
 }
 
+// The split plan's scratch (the keys, the merges' splits, the split's and the refinement's tables)
+// in exactly workspace_bytes, from an offset that is not aligned; one byte less is refused.
+TEST(Comparator, SplitInAnExactWorkspace) {
+  const std::size_t n = (std::size_t{1} << 24) + 3;
+  const std::vector<pair32> input = make_pairs(n, distribution::few);
+  const pair_less less{};
+  const std::size_t needed = workspace_bytes<pair32>(n, less);
+  ASSERT_GT(needed, n * sizeof(pair32));
+  device_array<pair32> keys(n);
+  device_array<std::byte> workspace(needed + 1);
+  keys.upload(input);
+  std::byte* const offset = workspace.get() + 1;
+  EXPECT_TRUE(test::throws_error(
+      [&] { sort(keys.get(), n, less, {.workspace = offset, .workspace_bytes = needed - 1}); },
+      std::to_string(needed)));
+  EXPECT_TRUE(keys.download() == input) << "the keys changed on an error";
+  sort(keys.get(), n, less, {.workspace = offset, .workspace_bytes = needed});
+  std::vector<pair32> expected = input;
+  std::sort(expected.begin(), expected.end(), less);
+  EXPECT_TRUE(keys.download() == expected) << "split plan in the exact workspace";
+}
+
 // Small cases of every road for compute-sanitizer (scripts/gpu-check runs Sanitize* under it):
-// the key sort in both orders with a partial tile and one merge, stable (positions), pairs.
+// the key sort in both orders with a partial tile and one merge, stable (positions), pairs, and
+// the split plans, unrefined and refined.
 TEST(SanitizeComparator, EveryRoad) {
+  for (const unsigned refine_min_log2 : {0u, 17u}) {
+    const std::size_t n = (std::size_t{1} << 17) + 1;
+    for (const distribution d : {distribution::uniform, distribution::few}) {
+      const pair_less less{false};
+      expect_split_plan_sorts(make_pairs(n, d), less, order::descending, refine_min_log2,
+                              describe(n, d, less, {.direction = order::descending}));
+    }
+  }
   for (const std::size_t n : {std::size_t{1000}, std::size_t{20001}}) {
     const distribution d = distribution::few;
     for (const order direction : test::all_orders) {

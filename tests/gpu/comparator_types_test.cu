@@ -1,7 +1,8 @@
 // bitonic.cuh with an extended __device__ lambda on float keys (4 bytes: the key sort on the keys
-// themselves, by absolute value, so that x and -x are equivalent keys of different bits) and a
-// 3-byte struct (a size the register tiles do not take: a sort of positions, then a gather),
-// against std::sort with the same comparator. Seeds: test::case_seed(n, d).
+// themselves, split into buckets past 2^24; by absolute value, so that x and -x are equivalent
+// keys of different bits) and a 3-byte struct (a size the register tiles do not take: a sort of
+// positions, then a gather), against std::sort with the same comparator. Seeds: test::case_seed(n,
+// d).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,8 +45,10 @@ void sort_floats_by_magnitude() {
   const auto by_bits = [](float a, float b) {
     return std::signbit(a) < std::signbit(b) || (std::signbit(a) == std::signbit(b) && a < b);
   };
+  std::vector<std::size_t> float_lengths = lengths;
+  float_lengths.push_back((std::size_t{1} << 24) + 3);  // split into buckets (4-byte keys)
   for (const order direction : test::all_orders) {
-    for (const std::size_t n : lengths) {
+    for (const std::size_t n : float_lengths) {
       for (const distribution d : {distribution::uniform, distribution::few, distribution::organ}) {
         std::vector<float> input = tools::generate<float>(n, d, test::case_seed(n, d));
         for (std::size_t i = 0; i < n; i += 3)
