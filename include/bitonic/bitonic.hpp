@@ -423,9 +423,11 @@ void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& 
 
 //! argsort that also writes the keys in sorted order to d_sorted_keys (torch.sort's values and
 //! indices, stable): d_sorted_keys[i] is d_keys[d_indices[i]]. d_keys untouched; the same
-//! workspace as argsort (argsort_workspace_bytes), and one more pass, which gathers the keys
-//! through the indices. Preconditions: as for argsort, and d_sorted_keys holds n keys in device
-//! memory apart from both other arrays. Throws as argsort does (outputs untouched).
+//! workspace as argsort (argsort_workspace_bytes). Where the sort splits its keys into buckets
+//! (from 2^23 four-byte keys; 8-byte ones from 2^22) its last passes write the sorted keys beside
+//! the indices; below that, one more pass gathers them through the indices. Preconditions: as for
+//! argsort, and d_sorted_keys holds n keys in device memory apart from both other arrays. Throws as
+//! argsort does (outputs untouched).
 template <class Key, class Index>
 void argsort(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
              const options& opt = {});

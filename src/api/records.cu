@@ -376,45 +376,35 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
   }
 }
 
+//! The record I/O of an argsort of keys_in into indices (index_bytes each) and, unless keys_out is
+//! null, the sorted keys: class words beside positions (stable), each sorted key decoded from its
+//! word, or for floats' zeros and NaNs read at its position (record_io::keys_by_position).
+template <class Key>
+auto argsort_io(const Key* keys_in, Key* keys_out, void* indices, std::size_t index_bytes,
+                order direction) {
+  auto io = record_io_of(keys_in, nullptr, keys_out, indices, index_bytes, true, direction);
+  io.keys_by_position = std::is_floating_point_v<Key>;
+  return io;
+}
+
 //! The argsort of 4-byte keys where the word sort's plan splits: its split reads the keys and its
-//! last passes write the indices (and the sorted keys of integers, which decode from their class
-//! words; floats' are gathered by the indices after). Returns false, having enqueued nothing,
-//! where the plan does not split. `scratch` as argsort_records has it.
+//! last passes write the indices and the sorted keys (argsort_io). Returns false, having enqueued
+//! nothing, where the plan does not split. `scratch` as argsort_records has it.
 template <class Key, class Index>
 bool argsort_by_split(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
                       const options& opt, std::byte* scratch, const char* caller) {
-  constexpr bool keys_decode = !std::is_floating_point_v<Key>;
-  const bool gather_keys = !keys_decode && d_sorted_keys != nullptr;
-  if (gather_keys) {
-    const kernels::load_only_scope loading;
-    records::launch_gather_by_index<std::uint32_t, Index>(nullptr, nullptr, nullptr, 0, opt.stream);
-  }
   record_buffers b(scratch, layout_for(n, sizeof(Key), 0, 0, opt), opt);
-  if (!sort_records_as_words(record_io_of(d_keys, nullptr, keys_decode ? d_sorted_keys : nullptr,
-                                          d_indices, sizeof(Index), true, opt.direction),
-                             b.words, n, b.sort, caller)) {
-    return false;
-  }
-  if (gather_keys) {
-    records::launch_gather_by_index(reinterpret_cast<const std::uint32_t*>(d_keys), d_indices,
-                                    reinterpret_cast<std::uint32_t*>(d_sorted_keys), n, opt.stream);
-  }
-  return true;
+  return sort_records_as_words(
+      argsort_io(d_keys, d_sorted_keys, d_indices, sizeof(Index), opt.direction), b.words, n,
+      b.sort, caller);
 }
 
 //! The argsort of 8-byte keys as wide records (kernels/record_io.cuh): each key's class word beside
 //! its position, sorted as one 16-byte word, so that equivalent keys keep their input order; the
-//! last passes write the indices (and the sorted keys of integers, which decode from their class
-//! words; doubles' are gathered by the indices after).
+//! last passes write the indices and the sorted keys (argsort_io).
 template <class Key, class Index>
 void argsort_wide(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
                   const options& opt, const char* caller, const char* sizing) {
-  constexpr bool keys_decode = !std::is_floating_point_v<Key>;
-  const bool gather_keys = !keys_decode && d_sorted_keys != nullptr;
-  if (gather_keys) {
-    const kernels::load_only_scope loading;
-    records::launch_gather_by_index<std::uint64_t, Index>(nullptr, nullptr, nullptr, 0, opt.stream);
-  }
   runtime::stream_buffer<std::byte> owned;
   std::byte* const scratch = workspace_or_pool(
       opt, wide_records_bytes(n),
@@ -422,13 +412,8 @@ void argsort_wide(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::
        {d_indices, n * sizeof(Index), "the indices"},
        {d_sorted_keys, d_sorted_keys != nullptr ? n * sizeof(Key) : 0, "the sorted keys"}},
       owned, caller, sizing);
-  sort_wide_records(record_io_of(d_keys, nullptr, keys_decode ? d_sorted_keys : nullptr, d_indices,
-                                 sizeof(Index), true, opt.direction),
-                    n, scratch, opt.stream);
-  if (gather_keys) {
-    records::launch_gather_by_index(reinterpret_cast<const std::uint64_t*>(d_keys), d_indices,
-                                    reinterpret_cast<std::uint64_t*>(d_sorted_keys), n, opt.stream);
-  }
+  sort_wide_records(argsort_io(d_keys, d_sorted_keys, d_indices, sizeof(Index), opt.direction), n,
+                    scratch, opt.stream);
 }
 
 //! The argsort of d_keys[0, n) into d_indices, and the sorted keys into d_sorted_keys unless that

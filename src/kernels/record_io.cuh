@@ -35,6 +35,10 @@ struct record_io {
   void* values_out = nullptr;                //!< the words' low halves, value_bytes each
   unsigned value_bytes = 4;                  //!< 4, or 8 (positions widened: 64-bit indices)
   bool by_class = false;  //!< class words (key_order.hpp): equivalent keys keep their order
+  //! With class words and positions (values_in null), keys_out apart from keys_in: a zero's or
+  //! NaN's sorted key is read from keys_in at its position (its class word does not tell which
+  //! bits it had), every other key decoded from its word, so that no gather of all keys follows.
+  bool keys_by_position = false;
   rows::word_codec<std::uint32_t> codec{};  //!< the key type's map, complemented when descending
 
   //! The word of record i.
@@ -47,7 +51,11 @@ struct record_io {
 
   //! Writes the record of word w to place i of the outputs.
   __device__ void put(network::index_t i, std::uint64_t w) const {
-    if (keys_out != nullptr) keys_out[i] = codec.decode(std::uint32_t(w >> 32));
+    if (keys_out != nullptr) {
+      const auto key = std::uint32_t(w >> 32);
+      keys_out[i] = keys_by_position && codec.class_of_several(key) ? keys_in[std::uint32_t(w)]
+                                                                    : codec.decode(key);
+    }
     if (value_bytes == 4) {
       static_cast<std::uint32_t*>(values_out)[i] = std::uint32_t(w);
     } else {
@@ -67,6 +75,7 @@ struct wide_record_io {
   void* values_out = nullptr;         //!< the words' low halves, value_bytes each
   unsigned value_bytes = 8;           //!< of values_in and values_out: 4 or 8
   bool by_class = false;              //!< class words: equivalent keys keep their order
+  bool keys_by_position = false;      //!< as record_io's
   rows::word_codec<std::uint64_t> codec{};
 
   //! The word of record i.
@@ -83,7 +92,10 @@ struct wide_record_io {
 
   //! Writes the record of word w to place i of the outputs.
   __device__ void put(network::index_t i, const word128& w) const {
-    if (keys_out != nullptr) keys_out[i] = codec.decode(w.hi);
+    if (keys_out != nullptr) {
+      keys_out[i] =
+          keys_by_position && codec.class_of_several(w.hi) ? keys_in[w.lo] : codec.decode(w.hi);
+    }
     if (value_bytes == 4) {
       static_cast<std::uint32_t*>(values_out)[i] = std::uint32_t(w.lo);
     } else {

@@ -57,6 +57,13 @@ struct word_codec {
     }
     return encode(bits);
   }
+  //! Whether `word` (from encode_class) stands for keys of several bit patterns, which decode
+  //! cannot tell apart: the zeros' class (-0.0, +0.0) and the NaNs'.
+  __device__ bool class_of_several(W word) const {
+    if (map != word_map::float_bits) return false;
+    const Float f = from_unsigned_word<Float>(W(word ^ complement));
+    return f == Float(0) || f != f;
+  }
 };
 
 }  // namespace bitonic::kernels::rows

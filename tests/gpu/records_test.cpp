@@ -315,6 +315,9 @@ void check_argsorts(device_array<Key>& keys, const std::vector<Key>& input,
   argsort(keys.get(), sorted.get(), wide_indices.get(), n, {.direction = direction});
   ASSERT_TRUE(same_bits(wide_indices.download(), want)) << "64-bit indices";
   ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys";
+  sorted.upload(std::vector<Key>(n));
+  argsort(keys.get(), sorted.get(), indices.get(), n, {.direction = direction});
+  ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys, 32-bit";
   ASSERT_TRUE(same_bits(keys.download(), input)) << "argsort changed the keys";
 }
 
