@@ -10,7 +10,8 @@
 // - sample_kernel: a block a bucket sorts `samples` of its keys from fixed positions and keeps
 //   k - 1 splitters for k = ceil(length / (fill * tile)) sub-buckets (at most `buckets`); the
 //   tree's other splitters repeat the last one, so that the sub-buckets between them are empty
-//   equality buckets (sample_split.cuh).
+//   equality buckets (sample_split.cuh). An equality bucket of the split (one word) is not cut:
+//   its sub-bucket 0 takes all its keys, which the count does not read and the scatter copies.
 // - count_kernel: a block a tile of the split's table (keys of one bucket) counts its keys a
 //   sub-bucket.
 // - scan_kernel: a block a bucket turns its tiles' counts into output indices and writes its
@@ -45,29 +46,35 @@ using sample_split::word_t;
 struct split_tile {
   index_t first = 0;
   unsigned keys = 0, bucket = bucket_table::no_bucket;
+  bool equal = false;  //!< of an equality bucket: all its keys one word, sub-bucket 0 all of them
 
   __device__ static split_tile of(const split_memory& s, index_t t) {
     const unsigned b = s.tile_bucket[t];
     if (b == bucket_table::no_bucket) return {};
     const index_t first = s.key_begin[b] + ((t - s.tile_begin[b]) << s.tile_log2);
     const index_t left = s.key_begin[b + 1] - first, tile = index_t{1} << s.tile_log2;
-    return {first, unsigned(left < tile ? left : tile), b};
+    return {first, unsigned(left < tile ? left : tile), b, s.equal[b] != 0};
   }
 };
 
 //! Calls, for every tile t of the split's table that this block owns (grid-stride) and that
-//! holds keys: begin(t, tile), then (its bucket's splitters loaded into `split`, which
-//! synchronises the block) run(chunk_keys, chunk_n, any_equal) for each chunk of the tile's keys
-//! (sample_split::load_tile's), then end(t). The whole block calls it.
-template <class T, class Key, class Begin, class Run, class End>
+//! holds keys: equal(t, tile) for a tile of an equality bucket (whose keys all go to its
+//! sub-bucket 0 unread), else begin(t, tile), then (its bucket's splitters loaded into `split`,
+//! which synchronises the block) run(chunk_keys, chunk_n, any_equal) for each chunk of the tile's
+//! keys (sample_split::load_tile's), then end(t). The whole block calls it.
+template <class T, class Key, class Equal, class Begin, class Run, class End>
 __device__ void for_each_split_tile(const Key* keys, const split_memory& s, const refine_memory& r,
                                     sample_split::shared_splitters<T, word_t<Key>>& split,
-                                    Begin begin, Run run, End end) {
+                                    Equal equal, Begin begin, Run run, End end) {
   using W = word_t<Key>;
   const sample_split::split_input<Key, keys_only> in{keys};
   for (index_t t = blockIdx.x; t < s.tiles; t += gridDim.x) {
     const split_tile tile = split_tile::of(s, t);
     if (tile.keys == 0) continue;
+    if (tile.equal) {
+      equal(t, tile);
+      continue;
+    }
     begin(t, tile);
     const bool any_equal =
         split.load(static_cast<const W*>(r.splitters) + std::size_t{tile.bucket} * (T::buckets - 1),
@@ -99,7 +106,12 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::sample_thr
     if (b == 0) *r.most_merges = 0;
   }
   const index_t first = s.key_begin[b], n = s.key_begin[b + 1] - first;
-  if (n == 0) return;  // no tile is this bucket's: nothing reads its splitters
+  if (n == 0) return;     // no tile is this bucket's: nothing reads its splitters
+  if (s.equal[b] != 0) {  // one word: sub-bucket 0 an equality bucket of all its keys, no splitters
+    for (unsigned j = threadIdx.x; j < T::buckets; j += T::sample_threads)
+      r.equal[std::size_t{b} * T::buckets + j] = j == 0 ? 1u : 0u;
+    return;
+  }
   sample_split::sort_sample<T::samples, rounds>(
       sample, n, [&](index_t at) { return word_of<Key>(keys[first + at]); }, less);
   // k sub-buckets of about `target` keys: splitter j < k - 1 is the sample's (j + 1) / k
@@ -129,6 +141,10 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
   wait_for_previous_pass();
   for_each_split_tile<T>(
       keys, s, r, split,
+      [&](index_t t, const split_tile& tile) {
+        for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
+          r.counts[t * T::buckets + j] = j == 0 ? tile.keys : 0u;
+      },
       [&](index_t, const split_tile&) {
         for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
           histogram[j] = 0;
@@ -286,6 +302,11 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
   index_t next[per_lane]{};
   for_each_split_tile<T>(
       keys, s, r, state.split,
+      [&](index_t t, const split_tile& tile) {  // a copy to sub-bucket 0's place
+        Key* const to = out + s.key_begin[tile.bucket] + r.counts[t * T::buckets];
+        for (unsigned i = threadIdx.x; i < tile.keys; i += T::block_threads)
+          to[i] = keys[tile.first + i];
+      },
       [&](index_t t, const split_tile& tile) {
         for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
           state.histogram[j] = 0;
