@@ -37,6 +37,8 @@ struct bucket_table {
   //! [1]: the most merges past a tile that a bucket takes (the most of `merges`): a merge pass
   //! past it has nothing to do, and its blocks return at once.
   const unsigned* most_merges = nullptr;
+  //! [count]: 1 for an equality bucket, whose keys are sorted as they lie (null: none known).
+  const unsigned* equal = nullptr;
 
   //! Tiles of positions that the buckets of n keys can span: every bucket's last tile may be
   //! partial.
@@ -69,12 +71,13 @@ struct table_arrays {
   unsigned* merges = nullptr;              //!< [buckets]
   unsigned* tile_bucket = nullptr;         //!< [tiles]
   unsigned* most_merges = nullptr;         //!< [1]
+  unsigned* equal = nullptr;               //!< [buckets]: 1 for an equality bucket
   unsigned buckets = 0;
   unsigned tile_log2 = 0;
   network::index_t tiles = 0;  //!< tiles of positions the buckets can span
 
   bucket_table table() const {
-    return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, merges, most_merges};
+    return {buckets, tile_log2, key_begin, tile_begin, tile_bucket, merges, most_merges, equal};
   }
 
  protected:
@@ -109,7 +112,6 @@ struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, bucke
   void* splitters = nullptr;          //!< [buckets - 1] words, breadth-first
   index_t* counts = nullptr;          //!< [buckets * split_blocks], bucket-major
   index_t* lengths = nullptr;         //!< [buckets]: the count kernel's sums
-  unsigned* equal = nullptr;          //!< [buckets]: 1 for an equality bucket (sample_split.cuh)
 
   //! Bytes of scratch for a split of n keys of key_bytes bytes into buckets of tiles of
   //! 2^tile_log2 positions.
@@ -162,8 +164,7 @@ struct split_memory : table_arrays {  // tiles: bucket_table::max_tiles(n, bucke
 //! than 2^32 keys.
 struct refine_memory : table_arrays {  // buckets: all sub-buckets; tiles: max_tiles(...)
   void* splitters = nullptr;           //!< [split buckets][refine buckets - 1] words, breadth-first
-  unsigned* equal = nullptr;   //!< [split buckets][refine buckets]: 1 for an equality bucket
-  unsigned* counts = nullptr;  //!< [split tiles][refine buckets]
+  unsigned* counts = nullptr;          //!< [split tiles][refine buckets]
   network::index_t* lengths = nullptr;       //!< [buckets]
   network::index_t* bucket_tiles = nullptr;  //!< [split buckets]: the tiles of its sub-buckets
 

@@ -9,7 +9,8 @@
 // merge. That is as many exchanges as the word path's first pass. The stages run as a loop, each
 // layout's steps compiled once (unrolled, 8-byte first passes overflowed the instruction cache,
 // docs/PERFORMANCE.md log 32). A partial tile is padded with its greatest key (greatest_pad.cuh).
-// On a split's buckets (key_rows) it sorts each bucket's tiles as the word path's first pass does.
+// On a split's buckets (key_rows) it sorts each bucket's tiles as the word path's first pass does,
+// and moves an equality bucket's (equivalent keys) without sorting them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -74,6 +75,12 @@ __global__ void __launch_bounds__(tile_type<Key>::threads,
         // in number.
         Out* const out =
             rows.step_of(row).to_destination ? keys : reinterpret_cast<Out*>(const_cast<In*>(in));
+        if (row.equal) {  // equivalent keys: sorted as they lie, moved at most
+          if (out == in) return;
+          tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
+          tile.template store<lay::registers_mid, Full>(out + base, tile_n);
+          return;
+        }
         tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
         unsigned stored = tile_n;
         if constexpr (!Full) {

@@ -50,6 +50,7 @@ struct key_rows {
   struct span {
     network::index_t end, shift, length;
     unsigned merges = 0;
+    bool equal = false;  //!< an equality bucket (bucket_table::equal): sorted as it lies
   };
   __host__ __device__ span row_of(network::index_t position) const {
     if (buckets.count != 0) return bucket_of(position);
@@ -84,7 +85,8 @@ struct key_rows {
     const network::index_t first_tile = buckets.tile_begin[b];
     const network::index_t begin = first_tile << buckets.tile_log2;
     const network::index_t length = buckets.key_begin[b + 1] - first_key;
-    return {begin + length, first_key - begin, length, buckets.merges[b]};
+    return {begin + length, first_key - begin, length, buckets.merges[b],
+            buckets.equal != nullptr && buckets.equal[b] != 0};
   }
 };
 

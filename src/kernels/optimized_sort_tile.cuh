@@ -10,14 +10,15 @@
 // change of stage is one XOR per key. For 8-byte keys the stages run as a loop, each layout's
 // steps compiled once: unrolled, they overflowed the instruction cache (PERFORMANCE.md log 32).
 // A partial tile is padded with the greatest word and runs only the stages of the smallest power
-// of two that holds its keys (warps of pads only sit out the warp-local ones). It may read keys
-// from one buffer and write them, or their words for the merges that follow, to another (plans that
-// merge out of place start so when their merges are odd in number, so that the last one lands in
-// the caller's keys). In plans for few tiles (plan::device_shape) the first pass runs as two parts:
-// stages 1..w on every warp's 2^w keys (w = warp_stages: 10, or 9 for 8-byte keys, 16 a thread),
-// in blocks of two warps spread over the SMs, each 2^w-key block sorted ascending; then stages
-// w+1..tile_log2 on tiles of as many keys a thread (smaller tiles when n is), loading every odd
-// 2^w block back to front, which gives the classic form's state after stage w.
+// of two that holds its keys (warps of pads only sit out the warp-local ones). A split's equality
+// bucket (one word) is not sorted: moved or decoded where it must be, else left as it lies. It may
+// read keys from one buffer and write them, or their words for the merges that follow, to another
+// (plans that merge out of place start so when their merges are odd in number, so that the last one
+// lands in the caller's keys). In plans for few tiles (plan::device_shape) the first pass runs as
+// two parts: stages 1..w on every warp's 2^w keys (w = warp_stages: 10, or 9 for 8-byte keys, 16 a
+// thread), in blocks of two warps spread over the SMs, each 2^w-key block sorted ascending; then
+// stages w+1..tile_log2 on tiles of as many keys a thread (smaller tiles when n is), loading every
+// odd 2^w block back to front, which gives the classic form's state after stage w.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -158,6 +159,20 @@ __device__ inline unsigned partial_tile_stages(unsigned tile_n, unsigned last) {
   return stages < last ? stages : last;
 }
 
+//! Stores a split's bucket's tile (words in the mid layout) after its first pass: in place where
+//! its merges are odd in number, else to `keys`; as keys where it takes no merge (its last pass).
+template <class Key, bool Full, class Tile, class In, class Out>
+__device__ void store_tile(Tile& tile, const In* in, Out* keys, index_t base, unsigned tile_n,
+                           const key_rows::bucket_step& step) {
+  Out* const out = step.to_destination ? keys : reinterpret_cast<Out*>(const_cast<In*>(in));
+  if (step.last) {
+#pragma unroll
+    for (unsigned m = 0; m < Tile::K; ++m)
+      tile.r[m] = key_bits<Key>(tile.r[m]);
+  }
+  tile.template store<layout::registers_mid, Full>(out + base, tile_n);
+}
+
 template <class Key, class In, class Out, class Part, class Less, class IO>
 __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
     sort_tiles_kernel(const In* in, Out* keys, index_t n, key_rows rows, Less less, IO io) {
@@ -166,9 +181,22 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
   typename Part::tile_type tile;
   tile.smem = reinterpret_cast<typename Part::tile_type::W*>(smem_bytes);
   wait_for_previous_pass();
+  // Where the keys may be a split's buckets (key_rows::bucket_step): words in and out.
+  constexpr bool buckets =
+      sizeof(In) == sizeof(Out) && std::is_same_v<Out, typename ordered_word<Key>::type>;
   for_each_row_tile<Part::tile_type::keys>(
       n, rows, [&](index_t base, unsigned tile_n, auto full, const key_rows::span& row) {
         constexpr bool Full = decltype(full)::value;
+        if constexpr (buckets && Part::first == 1 && !is_record_io_v<IO>) {
+          if (row.equal) {  // one word: sorted as it lies, to be moved or decoded at most
+            const key_rows::bucket_step step = rows.step_of(row);
+            // In place, keys that are their own words: nothing to do.
+            if (!step.to_destination && std::is_same_v<Key, Out>) return;
+            tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
+            store_tile<Key, Full>(tile, in, keys, base, tile_n, step);
+            return;
+          }
+        }
         if constexpr (Part::first == 1) {
           // A partial tile's keys fit its first 2^stop positions, which stages 1..stop sort (the
           // rest hold pads); through stage warp_log2 each warp sorts its own keys, so warps of
@@ -191,14 +219,10 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
           stages<Part::first, Part::last, true>(tile, less);
         }
         tile.template exchange<lay::registers_low, lay::registers_mid>();
-        Out* out = keys;
-        if constexpr (sizeof(In) == sizeof(Out) &&
-                      std::is_same_v<Out, typename ordered_word<Key>::type>) {
-          // A split's bucket (key_rows::bucket_step): its first pass sorts in place where its
-          // merges are odd in number, and alone decodes the words where it has none (a record
-          // sort's first pass writes the keys and values apart instead: record_io).
+        if constexpr (buckets) {
+          // A split's bucket (key_rows::bucket_step): a record sort's last pass writes the keys
+          // and values apart (record_io).
           const key_rows::bucket_step step = rows.step_of(row);
-          if (!step.to_destination) out = reinterpret_cast<Out*>(const_cast<In*>(in));
           if constexpr (is_record_io_v<IO>) {
             if (step.last) {
               tile.template store_each<lay::registers_mid, Full>(
@@ -206,13 +230,10 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
               return;
             }
           }
-          if (step.last) {
-#pragma unroll
-            for (unsigned m = 0; m < tile.K; ++m)
-              tile.r[m] = key_bits<Key>(tile.r[m]);
-          }
+          store_tile<Key, Full>(tile, in, keys, base, tile_n, step);
+        } else {
+          tile.template store<lay::registers_mid, Full>(keys + base, tile_n);
         }
-        tile.template store<lay::registers_mid, Full>(out + base, tile_n);
       });
 }
 

@@ -557,6 +557,22 @@ TEST(KernelShapes, SplitBucketPlans) {
   }
 }
 
+// Equality buckets of keys that are their own words (unsigned): a refined plan's first pass leaves
+// them where they lie (the refinement wrote them to the keys), an unrefined one's copies them from
+// the scratch; neither sorts them.
+TEST(KernelShapes, EqualityBucketsOfUnsignedKeys) {
+  for (const bool refined : {false, true}) {
+    for (const std::size_t n : {(std::size_t{1} << 17) + 1, (std::size_t{1} << 21) + 333}) {
+      for (const distribution d : {distribution::equal, distribution::few}) {
+        expect_split_bucket_plan_sorts<std::uint32_t, ascending_less>(n, d, refined);
+        expect_split_bucket_plan_sorts<std::uint32_t, descending_less>(n, d, refined);
+        expect_split_bucket_plan_sorts<std::uint64_t, ascending_less>(n, d, refined);
+        expect_split_bucket_plan_sorts<std::uint64_t, descending_less>(n, d, refined);
+      }
+    }
+  }
+}
+
 // The in-place plan that sort() falls back to when the device has no memory for the scratch, for
 // this device's cache, past one cache block (blocked passes, gathers split at the block).
 TEST(KernelShapes, InPlacePlanPastTheCache) {
