@@ -129,6 +129,19 @@ std::string describe(std::string_view key, std::size_t n, distribution d, std::u
          " order=" + std::string(test::to_string(direction));
 }
 
+//! check(input, direction) on n keys of distribution d in both orders, each traced; stops at the
+//! first fatal failure (the caller tests HasFatalFailure to stop too).
+template <class Key, class Check>
+void check_both_orders(std::size_t n, distribution d, Check check) {
+  const std::uint64_t seed = test::case_seed(n, d);
+  const std::vector<Key> input = tools::generate<Key>(n, d, seed);
+  for (const order direction : test::all_orders) {
+    SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
+    check(input, direction);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 template <class Key>
 class Records : public ::testing::Test {};
 TYPED_TEST_SUITE(Records, test::record_key_types, test::key_type_names);
@@ -374,13 +387,8 @@ TYPED_TEST(SplitRecords, TheSplitReadsAndTheLastPassesWriteTheRecords) {
   using Key = TypeParam;
   const std::size_t n = (std::size_t{1} << 23) + 4097;
   for (const distribution d : tools::all_distributions) {
-    const std::uint64_t seed = test::case_seed(n, d);
-    const std::vector<Key> input = tools::generate<Key>(n, d, seed);
-    for (const order direction : test::all_orders) {
-      SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
-      check_split_records(input, direction);
-      if (::testing::Test::HasFatalFailure()) return;
-    }
+    check_both_orders<Key>(n, d, check_split_records<Key>);
+    if (::testing::Test::HasFatalFailure()) return;
   }
   const std::size_t power = std::size_t{1} << 24;
   const std::uint64_t seed = test::case_seed(power, distribution::uniform);
@@ -436,13 +444,8 @@ TYPED_TEST(WideRecords, RecordsOfEightByteKeysSortAsSixteenByteWords) {
     const bool every = n == sizes[3];
     for (const distribution d : tools::all_distributions) {
       if (!every && d != distribution::uniform && d != distribution::few) continue;
-      const std::uint64_t seed = test::case_seed(n, d);
-      const std::vector<Key> input = tools::generate<Key>(n, d, seed);
-      for (const order direction : test::all_orders) {
-        SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
-        check_wide_records(input, direction);
-        if (::testing::Test::HasFatalFailure()) return;
-      }
+      check_both_orders<Key>(n, d, check_wide_records<Key>);
+      if (::testing::Test::HasFatalFailure()) return;
     }
   }
 }
