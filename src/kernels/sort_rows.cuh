@@ -20,8 +20,6 @@
 #include "kernels/optimized_sort_tile.cuh"
 #include "kernels/register_tile.cuh"
 #include "kernels/rows.hpp"
-#include "kernels/sort_short_rows.cuh"
-#include "kernels/sort_staged_rows.cuh"
 #include "kernels/tuning.hpp"
 #include "kernels/word_codec.cuh"
 #include "network/key_order.hpp"
@@ -31,14 +29,17 @@ namespace bitonic::kernels::sort_rows {
 
 using network::index_t;
 using rows::word_codec;
-using rows::word_map;
 
-//! rows x length elements as words of W's size, row r at elements [r * length, (r + 1) * length):
-//! one tile sorts tile_keys >> row_log2 consecutive rows, padded to 2^row_log2 = the smallest power
-//! of two that holds a row.
+//! count x length elements as words of W's size, row r at elements [r * stride + offset, r *
+//! stride + offset + length) (stride = length, offset 0: rows one after the other; else a part of
+//! longer rows, sort_row_tails.cuh): one tile sorts tile_keys >> row_log2 consecutive rows, padded
+//! to 2^row_log2 = the smallest power of two that holds a row.
 struct row_shape {
   index_t count, length;
   unsigned row_log2;
+  index_t stride, offset;
+
+  __device__ index_t start(index_t row) const { return row * stride + offset; }
 };
 
 //! Keys as the rows' words, in place: loaded encoded by the codec, stored decoded. Another Rows
@@ -57,6 +58,35 @@ struct key_rows {
 template <class W>
 using tile_of = register_tile<W, tuning::optimized<sizeof(W)>::tile_log2>;
 
+//! Loads the tile of rows from `first_row` on (each padded to 2^row_log2 with the greatest word,
+//! the rows past the last all pads) and sorts each row ascending, on the register tile; ends in
+//! the mid layout, every register's word at its tile index (row i >> row_log2, its column the
+//! low bits), after refresh_thread.
+template <class Tile, class Rows>
+__device__ void load_sorted_rows(Tile& tile, const row_shape& in, const Rows& rows,
+                                 index_t first_row) {
+  using W = typename Tile::W;
+  using lay = layout;
+  const unsigned row_log2 = in.row_log2;
+  tile.refresh_thread();
+  // Mid layout: a warp's lanes read consecutive keys of a row.
+#pragma unroll
+  for (unsigned m = 0; m < Tile::K; ++m) {
+    const unsigned i = tile.template index<lay::registers_mid>(m);
+    const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
+    tile.r[m] = row < in.count && column < in.length
+                    ? rows.load(in.start(row) + column, column)
+                    : W(~W(0));  // pads: the greatest word, behind every key of the row
+  }
+#pragma unroll
+  for (unsigned m = 0; m < Tile::K; ++m)
+    tile.r[m] ^= optimized_sort_tile::stage_code<1, lay::registers_mid>(tile, m, row_log2);
+  tile.template exchange<lay::registers_mid, lay::registers_low>();
+  optimized_sort_tile::stages<1, Tile::tile_log2>(tile, ascending_less{}, row_log2);
+  tile.template exchange<lay::registers_low, lay::registers_mid>();
+  tile.refresh_thread();
+}
+
 template <class W, class Rows>
 __global__ void __launch_bounds__(tile_of<W>::threads,
                                   tuning::optimized<sizeof(W)>::tile_min_blocks)
@@ -71,29 +101,13 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
   wait_for_previous_pass();
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const index_t first_row = t << rows_log2;
-    tile.refresh_thread();
-    // Mid layout: a warp's lanes read consecutive keys of a row.
-#pragma unroll
-    for (unsigned m = 0; m < Tile::K; ++m) {
-      const unsigned i = tile.template index<lay::registers_mid>(m);
-      const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
-      tile.r[m] = row < in.count && column < in.length
-                      ? rows.load(row * in.length + column, column)
-                      : W(~W(0));  // pads: the greatest word, behind every key of the row
-    }
-#pragma unroll
-    for (unsigned m = 0; m < Tile::K; ++m)
-      tile.r[m] ^= optimized_sort_tile::stage_code<1, lay::registers_mid>(tile, m, row_log2);
-    tile.template exchange<lay::registers_mid, lay::registers_low>();
-    optimized_sort_tile::stages<1, Tile::tile_log2>(tile, ascending_less{}, row_log2);
-    tile.template exchange<lay::registers_low, lay::registers_mid>();
-    tile.refresh_thread();
+    load_sorted_rows(tile, in, rows, first_row);
 #pragma unroll
     for (unsigned m = 0; m < Tile::K; ++m) {
       const unsigned i = tile.template index<lay::registers_mid>(m);
       const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
       if (row < in.count && column < in.length) {
-        rows.store(row * in.length + column, row * in.length, tile.r[m]);
+        rows.store(in.start(row) + column, in.start(row), tile.r[m]);
       }
     }
   }
@@ -101,9 +115,10 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
 
 //! Sorts each of `count` rows of `length` elements (2 <= length <= a tile of W) that `rows` loads
 //! and stores as words of W on the register tile, on `stream` (only loads the kernel under a
-//! load_only_scope).
+//! load_only_scope); row r's elements start at r * stride + offset (stride 0: `length`).
 template <class W, class Rows>
-void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t stream) {
+void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t stream,
+                 index_t stride = 0, index_t offset = 0) {
   using Tile = tile_of<W>;
   const unsigned row_log2 = network::ceil_log2(length);
   if (count == 0 || row_log2 == 0 || row_log2 > Tile::tile_log2) {
@@ -116,27 +131,8 @@ void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t s
                                       "cudaFuncSetAttribute(sort_rows_kernel shared memory)");
   const index_t tiles = ((count - 1) >> (Tile::tile_log2 - row_log2)) + 1;
   launch_chained(kernel, grid_blocks(tiles, 1), Tile::threads, Tile::smem_bytes, stream,
-                 "sort_rows_kernel launch", row_shape{count, length, row_log2}, rows);
-}
-
-//! Sorts each of `count` rows of `length` keys (2 <= length <= a tile) of W's size at `keys`,
-//! their bits mapped by `map`, in `direction`, on `stream` (only loads the kernel under a
-//! load_only_scope); short rows in registers: of 16-128 bytes, a power of two of keys, aligned
-//! (sort_short_rows.cuh), else through shared memory where sort_staged_rows::takes them (3 keys
-//! to 128 bytes, odd lengths to 256, and 8-byte keys' even lengths but powers of two).
-template <class W>
-void launch(W* keys, index_t count, index_t length, word_map map, order direction,
-            cudaStream_t stream) {
-  const word_codec<W> codec{map, direction == order::descending ? W(~W(0)) : W(0)};
-  if (length >= 2 && sort_short_rows::takes(keys, length)) {
-    sort_short_rows::launch(keys, count, length, codec, stream);
-    return;
-  }
-  if (sort_staged_rows::takes<W>(length)) {
-    sort_staged_rows::launch(keys, count, length, codec, stream);
-    return;
-  }
-  launch_tile<W>(key_rows<W>{keys, codec}, count, length, stream);
+                 "sort_rows_kernel launch",
+                 row_shape{count, length, row_log2, stride == 0 ? length : stride, offset}, rows);
 }
 
 }  // namespace bitonic::kernels::sort_rows

@@ -1,10 +1,10 @@
 // bitonic::sort_batched on the device against std::sort of every array on its own: every key
 // type and order, every array size 0..300, powers of two and their neighbours up to 2^17 (one
 // tile and past it: the sort_rows pass, the optimized passes of one array, on rows of missing keys
-// past the size), every distribution of tools::generate (NaN and -0.0 included); keys behind the
-// batch untouched; rows of 2 to 32 keys at every alignment (short rows); the workspace (none up
-// to a tile; past it exactly batched_workspace_bytes sorts, one byte less throws); rows past a
-// tile beyond the L2 block;
+// past the size), rows around the longest tail a head-and-tail row takes, every distribution of
+// tools::generate (NaN and -0.0 included); keys behind the batch untouched; rows of 2 to 32 keys
+// at every alignment (short rows); the workspace (none up to a tile; past it exactly
+// batched_workspace_bytes sorts, one byte less throws); rows past a tile beyond the L2 block;
 // argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of every
 // array, for every key type (1- and 2-byte keys too); refusals with the keys untouched. Seeds:
 // test::case_seed(size, distribution), printed with every failure.
@@ -45,8 +45,9 @@ std::vector<Key> sorted_arrays(std::vector<Key> input, std::size_t arrays, std::
   return input;
 }
 
-//! Array sizes: every one up to 300, then 2^k - 1, 2^k, 2^k + 1 up to 2^17 and a few sizes past a
-//! tile that are far from powers of two.
+//! Array sizes: every one up to 300, then 2^k - 1, 2^k, 2^k + 1 up to 2^17, sizes around the
+//! largest tail that rows sort as a head and a tail, and a few sizes past a tile that are far from
+//! powers of two.
 std::vector<std::size_t> array_sizes() {
   std::vector<std::size_t> sizes;
   for (std::size_t m = 0; m <= 300; ++m)
@@ -55,7 +56,10 @@ std::vector<std::size_t> array_sizes() {
     const std::size_t p = std::size_t{1} << k;
     sizes.insert(sizes.end(), {p - 1, p, p + 1});
   }
-  sizes.insert(sizes.end(), {12289, 24577, 100003});
+  // Heads and tails (sort_row_tails.cuh) up to the longest tail (a quarter of the head) and past
+  // it.
+  sizes.insert(sizes.end(),
+               {320, 321, 2500, 2560, 2561, 5000, 5120, 5121, 10240, 10241, 12289, 24577, 100003});
   return sizes;
 }
 

@@ -238,7 +238,8 @@ TEST(Sanitize, WideRecords) {
     expect_wide_pairs(n);  // the split alone, then refined
   }
 }
-// sort_batched: rows of one tile pass (300 keys), staged short rows (5, 17 and 33 keys: rows
+// sort_batched: rows of one tile pass (200 keys), rows sorted as a head and a tail (300 keys:
+// 256 + 44; 2049: 2048 + 1, no tail sort), staged short rows (5, 17 and 33 keys: rows
 // padded to 8 to 64 keys, 300 rows: a whole block and a partial one), the merged passes of one
 // row (2^15 for 4-byte keys, 2^14 for 8-byte), on rows with missing keys past their size (one past
 // a tile, and three tiles and five keys: tiles of missing keys in every row).
@@ -248,9 +249,10 @@ void expect_small_batched_sorts() {
   // 16 and 32 keys: short rows of two and four lanes (four-byte keys), of four lanes and the tile
   // (eight-byte keys); 34 and 36: staged rows taken as 8- and 16-byte vectors (four-byte keys),
   // 40 from a skewed staging.
-  for (const std::size_t size : {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{32},
-                                 std::size_t{33}, std::size_t{34}, std::size_t{36}, std::size_t{40},
-                                 std::size_t{300}, 2 * tile, tile + 1, 3 * tile + 5}) {
+  for (const std::size_t size :
+       {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{32}, std::size_t{33},
+        std::size_t{34}, std::size_t{36}, std::size_t{40}, std::size_t{200}, std::size_t{300},
+        std::size_t{2049}, 2 * tile, tile + 1, 3 * tile + 5}) {
     const std::size_t arrays = size < 1000 ? 300 : 3;
     const std::uint64_t seed = test::case_seed(size, tools::distribution::uniform);
     const std::vector<Key> input =
