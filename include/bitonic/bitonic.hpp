@@ -157,8 +157,9 @@ std::size_t workspace_bytes(std::size_t n, const options& opt = {});
 //! variant with a batched form). Not stable unless opt.stable; then float and double keys (whose
 //! equivalent keys can differ in bits) sort as argsort_batched and a gather (at most 2^32 keys,
 //! scratch as batched_workspace_bytes says); integer keys are the same either way.
-//! Complexity: per array O(m log^2 m) comparisons for m = array_size rounded up to a power of two;
-//! one pass over memory up to a tile, one more a doubling past it.
+//! Complexity: per array O(m log^2 m) comparisons for m = array_size rounded up to a power of two
+//! (fewer for arrays up to a quarter past a power of two, whose first part and rest sort apart);
+//! one pass over memory up to a tile (those arrays' rests once more), one more a doubling past it.
 //! Throws bitonic::error (keys untouched) as `sort` does, when num_arrays * array_size overflows
 //! or when num_arrays * 2^ceil(log2 array_size) exceeds the largest size, or for another
 //! algorithm.
