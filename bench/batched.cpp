@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -125,6 +126,7 @@ struct row_result {
   double ms = 0;
   bool ok = false;
   std::string error;
+  bool skipped = false;  //!< not among the rows asked for
 };
 
 template <class Key>
@@ -136,29 +138,35 @@ std::vector<row_result> measure_size(const batched_config& cfg, std::size_t size
       cudaMemcpy(pristine.get(), input.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
   const cuda_stream stream;
   event_timer timer;
-  struct named {
-    const char* name;
-    std::unique_ptr<segmented_sorter<Key>> sorter;
-  };
-  named peers[] = {
-      {"bitonic_batched", std::make_unique<bitonic_batched<Key>>()},
-      {"cub_segmented", make_cub_segmented_sorter<Key>()},
-      {"bitonic_segments", std::make_unique<bitonic_segments<Key>>()},
-      {"cub_segmented_radix", make_cub_segmented_radix_sorter<Key>()},
-      {"bitonic_batched_indices", std::make_unique<bitonic_batched_records<Key>>(true)},
-      {"bitonic_batched_pairs", std::make_unique<bitonic_batched_records<Key>>(false)}};
+  // In the order of batched_algorithms(), which names them.
+  std::unique_ptr<segmented_sorter<Key>> peers[] = {
+      std::make_unique<bitonic_batched<Key>>(),
+      make_cub_segmented_sorter<Key>(),
+      std::make_unique<bitonic_segments<Key>>(),
+      make_cub_segmented_radix_sorter<Key>(),
+      std::make_unique<bitonic_batched_records<Key>>(true),
+      std::make_unique<bitonic_batched_records<Key>>(false)};
+  static_assert(std::size(peers) == 6, "a sorter a name of batched_algorithms");
   std::vector<row_result> rows;
-  for (named& peer : peers) {
-    row_result row{peer.name, 0, false, {}};
+  for (std::size_t p = 0; p < std::size(peers); ++p) {
+    segmented_sorter<Key>& peer = *peers[p];
+    const std::string_view name = batched_algorithms()[p];
+    row_result row{std::string(name), 0, false, {}};
+    if (!cfg.algorithms.empty() &&
+        std::find(cfg.algorithms.begin(), cfg.algorithms.end(), name) == cfg.algorithms.end()) {
+      row.skipped = true;
+      rows.push_back(row);
+      continue;
+    }
     try {
-      peer.sorter->reserve(arrays, size);
+      peer.reserve(arrays, size);
       std::vector<double> samples;
       const Key* result = nullptr;
       for (unsigned run = 0; run <= cfg.runs; ++run) {  // run 0 warms up
         BITONIC_CUDA_CHECK(cudaMemcpyAsync(work.get(), pristine.get(), n * sizeof(Key),
                                            cudaMemcpyDeviceToDevice, stream.get()));
         timer.start(stream.get());
-        result = peer.sorter->sort(work.get(), arrays, size, stream.get());
+        result = peer.sort(work.get(), arrays, size, stream.get());
         const double ms = timer.stop(stream.get());
         if (run > 0) samples.push_back(ms);
       }
@@ -177,6 +185,13 @@ std::vector<row_result> measure_size(const batched_config& cfg, std::size_t size
 
 }  // namespace
 
+const std::vector<std::string_view>& batched_algorithms() {
+  static const std::vector<std::string_view> names = {
+      "bitonic_batched",     "cub_segmented",           "bitonic_segments",
+      "cub_segmented_radix", "bitonic_batched_indices", "bitonic_batched_pairs"};
+  return names;
+}
+
 int run_batched(const batched_config& cfg) {
   if (!gpu_available()) throw std::runtime_error("bench --batched: no CUDA device");
   const std::string device = current_device_name(), date = iso_date();
@@ -194,19 +209,23 @@ int run_batched(const batched_config& cfg) {
   for (std::string_view type : cfg.key_types) {
     const bool known = tools::with_key_type(type, [&](auto key) {
       using Key = decltype(key);
-      std::printf("\n%-5s %10s %9s %16s %14s %17s %20s %24s %22s %12s\n", "type", "array", "arrays",
-                  "bitonic_batched", "cub_segmented", "bitonic_segments", "cub_segmented_radix",
-                  "bitonic_batched_indices", "bitonic_batched_pairs", "vs cub_seg");
+      // A column a row of batched_algorithms(), each as wide as its name and a space.
+      std::printf("\n%-5s %10s %9s", "type", "array", "arrays");
+      for (std::string_view name : batched_algorithms())
+        std::printf(" %*.*s", int(name.size()) + 1, int(name.size()), name.data());
+      std::printf(" %12s\n", "vs cub_seg");
       for (const std::size_t size : cfg.array_sizes) {
         const std::vector<row_result> rows = measure_size<Key>(cfg, size);
         const std::size_t arrays = std::max<std::size_t>(1, cfg.total_keys / size);
         std::printf("%-5.*s %10zu %9zu", int(type.size()), type.data(), size, arrays);
-        const int widths[] = {16, 14, 17, 20, 24, 22};
         for (std::size_t i = 0; i < rows.size(); ++i) {
-          if (rows[i].ok) {
-            std::printf(" %*.4f", widths[i], rows[i].ms);
+          const int width = int(batched_algorithms()[i].size()) + 1;
+          if (rows[i].skipped) {
+            std::printf(" %*s", width, "-");
+          } else if (rows[i].ok) {
+            std::printf(" %*.4f", width, rows[i].ms);
           } else {
-            std::printf(" %*s", widths[i], "FAILED");
+            std::printf(" %*s", width, "FAILED");
             std::fprintf(stderr, "bench --batched %.*s %zu: %s: %s\n", int(type.size()),
                          type.data(), size, rows[i].name.c_str(), rows[i].error.c_str());
             status = 1;
@@ -217,6 +236,7 @@ int run_batched(const batched_config& cfg) {
         std::fflush(stdout);
         for (const row_result& r : rows) {
           if (!csv.is_open()) break;
+          if (r.skipped) continue;
           const double keys_per_s = r.ok ? double(arrays * size) / (r.ms * 1e-3) : 0;
           csv << '"' << device << "\"," << date << ',' << type << ",batched," << size << ','
               << arrays << ',' << arrays * size << ',' << r.name << ',' << (r.ok ? r.ms : 0) << ','

@@ -21,7 +21,14 @@ struct batched_config {
   unsigned runs = 5;
   std::uint64_t seed = 20261121;
   std::string csv_path;  //!< empty: no CSV
+  //! The rows to time (batched_algorithms' names); empty: all of them.
+  std::vector<std::string_view> algorithms;
 };
+
+//! The batched mode's rows, in table order: bitonic::sort_batched, CUB DeviceSegmentedSort,
+//! bitonic::sort_segments, CUB DeviceSegmentedRadixSort, argsort_batched with the sorted keys
+//! and sort_batched_pairs.
+const std::vector<std::string_view>& batched_algorithms();
 
 //! Runs the batched benchmark on the current CUDA device; returns 0, or 1 when a sort failed or
 //! disagreed with std::sort. Throws without a CUDA device or for an unknown key type.

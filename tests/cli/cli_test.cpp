@@ -778,6 +778,13 @@ TEST_F(Cli, BenchRejectsUnknownDistributions) {
   expect_failure({"bench", "--batched", "64", "--dist", "few"}, 2, "--dist");
 }
 
+// The batched mode times the rows --algo names among its own, and refuses others by name.
+TEST_F(Cli, BenchBatchedTakesItsOwnRows) {
+  expect_failure({"bench", "--batched", "64", "--algo", "bitonic_batched,cub_radix"}, 2,
+                 "--algo: 'cub_radix' is not a row of --batched (bitonic_batched cub_segmented");
+  expect_failure({"bench", "--batched", "64", "--host"}, 2, "it takes no --host");
+}
+
 // 9. An output that is a symbolic link is written through to its target; the link stays.
 TEST_F(Cli, WritesThroughSymbolicLinks) {
   expect_success({"gen", "--out", path("keys.bin"), "--n", "1000", "--type", "u32"});

@@ -123,10 +123,20 @@ int bench_command(std::span<const std::string_view> args) {
     return bench::run_topk(topk);
   }
   if (!batched.array_sizes.empty()) {  // the batched mode: its own rows, peers and table
-    if (!algos.empty() || host || cfg.values != bench::value_mode::none || !uniform) {
-      throw usage_error(
-          "--batched has rows of its own: it takes no --algo, --host, --values or --dist");
+    if (host || cfg.values != bench::value_mode::none || !uniform) {
+      throw usage_error("--batched has rows of its own: it takes no --host, --values or --dist");
     }
+    const auto& rows = bench::batched_algorithms();
+    for (std::string_view name : algos) {
+      if (std::find(rows.begin(), rows.end(), name) == rows.end()) {
+        std::string known;
+        for (std::string_view row : rows)
+          known += (known.empty() ? "" : " ") + std::string(row);
+        throw usage_error("--algo: '" + std::string(name) + "' is not a row of --batched (" +
+                          known + ")");
+      }
+    }
+    batched.algorithms = algos;
     batched.key_types = cfg.key_types;
     batched.runs = cfg.runs;
     batched.seed = cfg.seed;

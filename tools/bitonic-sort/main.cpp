@@ -76,8 +76,10 @@ commands:
             --batched SIZES batched mode: arrays of each of these sizes (comma list), --total
                             keys in all, each sorted on its own by sort_batched and by
                             sort_segments (the arrays as segments), against CUB's
-                            DeviceSegmentedSort and DeviceSegmentedRadixSort (its own rows;
-                            no --algo, --host or --values)
+                            DeviceSegmentedSort and DeviceSegmentedRadixSort (its own rows,
+                            all unless --algo names some of: bitonic_batched cub_segmented
+                            bitonic_segments cub_segmented_radix bitonic_batched_indices
+                            bitonic_batched_pairs; no --host or --values)
             --total N       keys in all in the batched mode (default 16777216)
             --topk SHAPES   top-k mode: bitonic::topk, the k largest of each row with uint64
                             indices, for shapes BATCHxN:K (comma list), or `default` for the
