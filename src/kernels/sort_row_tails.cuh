@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
   W* const tails = reinterpret_cast<W*>(smem_bytes + Tile::smem_bytes);
   const unsigned row_log2 = heads.row_log2, rows_log2 = Tile::tile_log2 - row_log2;
   const unsigned head = 1u << row_log2;
-  const index_t tiles = ((heads.count - 1) >> rows_log2) + 1;
+  const index_t tiles = heads.tiles(Tile::tile_log2);
   wait_for_previous_pass();
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const index_t first_row = t << rows_log2;
@@ -190,11 +190,9 @@ void launch(W* keys, index_t count, index_t length, const word_codec<W>& codec,
   constexpr auto kernel = head_tail_kernel<W>;
   allow_dynamic_shared_memory<kernel>(smem_bytes<W>,
                                       "cudaFuncSetAttribute(head_tail_kernel shared memory)");
-  const unsigned row_log2 = network::ceil_log2(head);
-  const index_t tiles = ((count - 1) >> (Tile::tile_log2 - row_log2)) + 1;
-  launch_chained(kernel, grid_blocks(tiles, 1), Tile::threads, smem_bytes<W>, stream,
-                 "head_tail_kernel launch", row_shape{count, head, row_log2, length, 0},
-                 unsigned(tail), rows);
+  const row_shape heads{count, head, network::ceil_log2(head), length, 0};
+  launch_chained(kernel, grid_blocks(heads.tiles(Tile::tile_log2), 1), Tile::threads, smem_bytes<W>,
+                 stream, "head_tail_kernel launch", heads, unsigned(tail), rows);
 }
 
 }  // namespace bitonic::kernels::sort_row_tails

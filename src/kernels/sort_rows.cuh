@@ -40,6 +40,10 @@ struct row_shape {
   index_t stride, offset;
 
   __device__ index_t start(index_t row) const { return row * stride + offset; }
+  //! The tiles of 2^tile_log2 positions that hold the rows, 2^(tile_log2 - row_log2) a tile.
+  __host__ __device__ index_t tiles(unsigned tile_log2) const {
+    return ((count - 1) >> (tile_log2 - row_log2)) + 1;
+  }
 };
 
 //! Keys as the rows' words, in place: loaded encoded by the codec, stored decoded. Another Rows
@@ -97,7 +101,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
   Tile tile;
   tile.smem = reinterpret_cast<W*>(smem_bytes);
   const unsigned row_log2 = in.row_log2, rows_log2 = Tile::tile_log2 - row_log2;
-  const index_t tiles = ((in.count - 1) >> rows_log2) + 1;
+  const index_t tiles = in.tiles(Tile::tile_log2);
   wait_for_previous_pass();
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const index_t first_row = t << rows_log2;
@@ -129,10 +133,9 @@ void launch_tile(const Rows& rows, index_t count, index_t length, cudaStream_t s
   constexpr auto kernel = sort_rows_kernel<W, Rows>;
   allow_dynamic_shared_memory<kernel>(Tile::smem_bytes,
                                       "cudaFuncSetAttribute(sort_rows_kernel shared memory)");
-  const index_t tiles = ((count - 1) >> (Tile::tile_log2 - row_log2)) + 1;
-  launch_chained(kernel, grid_blocks(tiles, 1), Tile::threads, Tile::smem_bytes, stream,
-                 "sort_rows_kernel launch",
-                 row_shape{count, length, row_log2, stride == 0 ? length : stride, offset}, rows);
+  const row_shape shape{count, length, row_log2, stride == 0 ? length : stride, offset};
+  launch_chained(kernel, grid_blocks(shape.tiles(Tile::tile_log2), 1), Tile::threads,
+                 Tile::smem_bytes, stream, "sort_rows_kernel launch", shape, rows);
 }
 
 }  // namespace bitonic::kernels::sort_rows
