@@ -3,22 +3,22 @@
 // network on twice as many positions as the row has keys (2^24 int32 keys in rows of 2049 took
 // 0.297 ms against 0.142 for rows of 2048). Its tail (the last r keys) is sorted first, as rows of
 // their own a row apart (sort_rows.cuh's register tile with a stride); then one kernel sorts the
-// heads (the first 2^m keys) on the register tile and writes every key of the row once, at its
-// place in the merged row. A tail key finds its place by a binary search of its sorted head in
-// shared memory (after the head's words not greater); a head key's place is its column plus the
-// tail keys placed before it, counted a head position at a time and summed over the tile (a
-// binary search of the tail for every head key cost as much as the head's network). Why it is
-// fast: the network runs on the keys' own positions (and the tail's padding), and the merge costs
-// no pass over memory of its own (PERFORMANCE log 76). Words as in sort_rows.cuh (word_codec): one
-// kernel per key size.
+// heads (the first 2^m keys) on the register tile, puts them and the tile's tails in shared
+// memory, and writes every key of its rows once, merged: a thread writes an aligned 32-byte block
+// of the rows' memory (one sector, two 16-byte stores) from a merge path search of the block's
+// first key and a serial merge of its row's head and tail from there. Why it is fast: the network
+// runs on the keys' own positions (and the tail's padding), the merge costs a search a block and
+// a comparison a key, and no pass over memory of its own (PERFORMANCE logs 76, 77). Words as in
+// sort_rows.cuh (word_codec): one kernel per key size.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "bitonic/bitonic.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/register_tile.cuh"
-#include "kernels/sample_split.cuh"
 #include "kernels/sort_rows.cuh"
 #include "kernels/tuning.hpp"
 #include "kernels/word_codec.cuh"
@@ -40,25 +40,12 @@ inline index_t head_of(index_t length) {
 
 //! Whether rows of `length` keys of W's size sort as a head and a tail: not a power of two, at
 //! most a register tile, a head of at least tuning::min_head keys and a tail of at most its
-//! tuning::tail_num / tail_den (longer tails cost more than the padding; the tile's tails share
-//! its block's shared memory).
+//! tuning::tail_num / tail_den (the tile's tails share its block's shared memory).
 template <class W>
 bool takes(index_t length) {
   if (length > tile_of<W>::keys || (length & (length - 1)) == 0) return false;
   const index_t head = head_of(length);
   return head >= tuning::min_head && (length - head) * tuning::tail_den <= head * tuning::tail_num;
-}
-
-//! The number of the `n` words of `run` (ascending) not greater than `word`, by a branch-free
-//! binary search.
-template <class W>
-__device__ unsigned count_not_greater(const W* run, unsigned n, W word) {
-  unsigned before = 0;
-  for (unsigned step = n == 0 ? 0u : 1u << (31 - __clz(n)); step != 0; step >>= 1) {
-    const unsigned next = before + step;
-    if (next <= n) before = run[next - 1] <= word ? next : before;
-  }
-  return before;
 }
 
 //! Shared memory of head_tail_kernel<W>: the register tile's, then the tails of its rows (at most
@@ -68,22 +55,14 @@ inline constexpr std::size_t smem_bytes = tile_of<W>::smem_bytes + std::size_t{t
                                                                        tuning::tail_num /
                                                                        tuning::tail_den * sizeof(W);
 
-//! The block's exclusive prefix sum of `value` (one a thread, in thread order); `warp_totals`:
-//! shared memory of a word a warp.
-__device__ inline unsigned block_exclusive_scan(unsigned value, unsigned* warp_totals) {
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-  unsigned total;
-  const unsigned before = sample_split::warp_exclusive_scan(value, total);
-  if (lane == 0) warp_totals[warp] = total;
-  __syncthreads();
-  if (warp == 0) {
-    const unsigned mine = lane < warps ? warp_totals[lane] : 0u;
-    unsigned all;
-    const unsigned warp_before = sample_split::warp_exclusive_scan(mine, all);
-    if (lane < warps) warp_totals[lane] = warp_before;
+//! Stores the 16 bytes of words at `to` (16-byte aligned).
+template <class W>
+__device__ void store_16_bytes(W* to, const W* words) {
+  if constexpr (sizeof(W) == 4) {
+    *reinterpret_cast<uint4*>(to) = make_uint4(words[0], words[1], words[2], words[3]);
+  } else {
+    *reinterpret_cast<ulonglong2*>(to) = make_ulonglong2(words[0], words[1]);
   }
-  __syncthreads();
-  return warp_totals[warp] + before;
 }
 
 template <class W>
@@ -91,20 +70,14 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
                                   ::bitonic::tuning::optimized<sizeof(W)>::tile_min_blocks)
     head_tail_kernel(row_shape heads, unsigned tail, key_rows<W> rows) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  __shared__ unsigned warp_totals[32];
   using Tile = tile_of<W>;
   using lay = layout;
-  static_assert(Tile::smem_bytes >= std::size_t{Tile::padded(Tile::keys)} * sizeof(unsigned),
-                "a count a position of the tile fits its exchange memory, padded alike");
+  constexpr unsigned block_words = 32 / sizeof(W), vector_words = 16 / sizeof(W);
   Tile tile;
   tile.smem = reinterpret_cast<W*>(smem_bytes);
-  // After the heads' tail searches, the exchange memory counts the tail keys that land before
-  // each head position (padded as the tile's words, so that a thread's 32 consecutive counts
-  // lie in 32 banks).
-  unsigned* const counts = reinterpret_cast<unsigned*>(smem_bytes);
   W* const tails = reinterpret_cast<W*>(smem_bytes + Tile::smem_bytes);
   const unsigned row_log2 = heads.row_log2, rows_log2 = Tile::tile_log2 - row_log2;
-  const unsigned head = 1u << row_log2;
+  const unsigned head = 1u << row_log2, length = head + tail;
   const index_t tiles = heads.tiles(Tile::tile_log2);
   wait_for_previous_pass();
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -123,52 +96,57 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
     for (unsigned m = 0; m < Tile::K; ++m)
       tile.smem[tile.template index<lay::registers_mid>(m)] = tile.r[m];
     __syncthreads();
-    // A tail key lands after its row's head words not greater; its place in the head, kept in
-    // its staging word, counts it before the head keys from there on.
-    for (unsigned i = threadIdx.x; i < tail_keys; i += Tile::threads) {
-      const unsigned row = i / tail;
-      const index_t start = heads.start(first_row + row);
-      const W word = tails[i];
-      const unsigned in_head = count_not_greater(tile.smem + (row << row_log2), head, word);
-      rows.store(start + (i - row * tail) + in_head, start, word);
-      tails[i] = W(in_head);
-    }
-    __syncthreads();                              // the heads' words read: their memory counts now
-    const unsigned mine = threadIdx.x * Tile::K;  // a thread's consecutive counts
+    // The tile's rows lie one after the other from out_first: `words` words, cut into blocks at
+    // the 32-byte boundaries of memory, `lead` words before the first (the previous tile's block
+    // holds the words before them, the next tile's those after the last).
+    const unsigned words = tile_rows * length;
+    W* const out_first = rows.keys + heads.start(first_row);
+    const unsigned misaligned =
+        unsigned(reinterpret_cast<std::uintptr_t>(out_first) / sizeof(W) % block_words);
+    const unsigned lead = misaligned == 0 ? 0u : block_words - misaligned;
+    const unsigned blocks = (lead != 0) + (words - lead + block_words - 1) / block_words;
+    for (unsigned b = threadIdx.x; b < blocks; b += Tile::threads) {
+      // The block's words from `from` to `to` (a partial block only at the tile's ends).
+      const int block_first = int(b * block_words) - int(misaligned);
+      const unsigned from = block_first < 0 ? 0u : unsigned(block_first);
+      const unsigned to = min(unsigned(block_first + int(block_words)), words);
+      const unsigned row = from / length;
+      unsigned diagonal = from - row * length;
+      const W* row_head = tile.smem + (row << row_log2);
+      const W* row_tail = tails + row * tail;
+      unsigned in_head =
+          unsigned(merge::path_split(row_head, head, row_tail, tail, diagonal, ascending_less{}));
+      unsigned in_tail = diagonal - in_head;
+      // The next word of the merged rows (a head's word before an equal tail's), the next row's
+      // first where a row ends.
+      const auto next = [&] {
+        if (diagonal == length) {
+          row_head += head;
+          row_tail += tail;
+          diagonal = in_head = in_tail = 0;
+        }
+        const bool from_head =
+            in_head < head && (in_tail == tail || !(row_tail[in_tail] < row_head[in_head]));
+        const W word = from_head ? row_head[in_head] : row_tail[in_tail];
+        in_head += from_head;
+        in_tail += !from_head;
+        ++diagonal;
+        return rows.codec.decode(word);
+      };
+      if (block_first >= 0 && to == from + block_words) {
+        W out[block_words];
 #pragma unroll
-    for (unsigned k = 0; k < Tile::K; ++k)
-      counts[Tile::padded(mine + k)] = 0;
-    __syncthreads();
-    for (unsigned i = threadIdx.x; i < tail_keys; i += Tile::threads) {
-      const unsigned in_head = unsigned(tails[i]);
-      if (in_head < head) atomicAdd(&counts[Tile::padded((i / tail << row_log2) + in_head)], 1u);
-    }
-    __syncthreads();
-    // Inclusive sums over the tile's positions: a thread's 32, then the block's.
-    unsigned sum = 0;
+        for (unsigned k = 0; k < block_words; ++k)
+          out[k] = next();
 #pragma unroll
-    for (unsigned k = 0; k < Tile::K; ++k)
-      sum += counts[Tile::padded(mine + k)];
-    unsigned running = block_exclusive_scan(sum, warp_totals);
-#pragma unroll
-    for (unsigned k = 0; k < Tile::K; ++k) {
-      running += counts[Tile::padded(mine + k)];
-      counts[Tile::padded(mine + k)] = running;
-    }
-    __syncthreads();
-    // A head key lands after the tail keys counted up to its position in its row.
-#pragma unroll
-    for (unsigned m = 0; m < Tile::K; ++m) {
-      const unsigned i = tile.template index<lay::registers_mid>(m), row = i >> row_log2;
-      if (row < tile_rows) {
-        const index_t start = heads.start(first_row + row);
-        const unsigned row_first = row << row_log2;
-        const unsigned before_row = row_first == 0 ? 0u : counts[Tile::padded(row_first - 1)];
-        const unsigned place = (i - row_first) + counts[Tile::padded(i)] - before_row;
-        rows.store(start + place, start, tile.r[m]);
+        for (unsigned v = 0; v < block_words; v += vector_words)
+          store_16_bytes(out_first + from + v, out + v);
+      } else {  // predicated words in the unrolled loop above spill registers
+        for (unsigned k = from; k < to; ++k)
+          out_first[k] = next();
       }
     }
-    __syncthreads();  // the counts and tails read before the next tile's loads overwrite them
+    __syncthreads();  // the heads and tails read before the next tile's loads overwrite them
   }
 }
 

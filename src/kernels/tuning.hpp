@@ -289,15 +289,15 @@ static_assert(staged_rows::stage_bytes <= 48 * 1024, "static shared memory");
 
 //! Rows just past a power of two (sort_row_tails.cuh, for sort_batched): a row of 2^m + r keys
 //! with 2^m >= min_head and r <= 2^m * tail_num / tail_den sorts its tail, then its head on the
-//! register tile with the tail merged in as it stores, instead of the register tile on rows padded
+//! register tile, merged with the tail as it stores, instead of the register tile on rows padded
 //! to 2^(m+1). A tile's tails share its block's shared memory (up to tail_num / tail_den of a
-//! tile of words beside the tile's 64 KiB). Longer tails lost to the padded rows on the H100
-//! (2^24 int32 keys: rows of 3000 = 2048 + 952 0.235 ms against 0.212, 1500 0.215 against 0.190;
-//! a quarter or less gained: 4500 0.222 against 0.308, 5000 0.232 against 0.272; PERFORMANCE
-//! log 76).
+//! tile of words beside the tile's 64 KiB). A tail past half the head is sorted padded to the
+//! head's length, as many positions as the padded row and the merge on top: on the H200, rows of
+//! 3300 = 2048 + 1252 took 0.219 ms against 0.199 padded, 3072 0.196 against 0.216 (PERFORMANCE
+//! log 77).
 struct row_tails {
   static constexpr unsigned min_head = 128;
-  static constexpr unsigned tail_num = 1, tail_den = 4;
+  static constexpr unsigned tail_num = 1, tail_den = 2;
   static_assert(tail_num < tail_den, "a tail shorter than its head");
 };
 

@@ -3,11 +3,11 @@
 // tile and past it: the sort_rows pass, the optimized passes of one array, on rows of missing keys
 // past the size), rows around the longest tail a head-and-tail row takes, every distribution of
 // tools::generate (NaN and -0.0 included); keys behind the batch untouched; rows of 2 to 32 keys
-// at every alignment (short rows); the workspace (none up to a tile; past it exactly
-// batched_workspace_bytes sorts, one byte less throws); rows past a tile beyond the L2 block;
-// argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of every
-// array, for every key type (1- and 2-byte keys too); refusals with the keys untouched. Seeds:
-// test::case_seed(size, distribution), printed with every failure.
+// (short rows) and head-and-tail rows at every alignment; the workspace (none up to a tile; past
+// it exactly batched_workspace_bytes sorts, one byte less throws); rows past a tile beyond the L2
+// block; argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of
+// every array, for every key type (1- and 2-byte keys too); refusals with the keys untouched.
+// Seeds: test::case_seed(size, distribution), printed with every failure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,10 +56,9 @@ std::vector<std::size_t> array_sizes() {
     const std::size_t p = std::size_t{1} << k;
     sizes.insert(sizes.end(), {p - 1, p, p + 1});
   }
-  // Heads and tails (sort_row_tails.cuh) up to the longest tail (a quarter of the head) and past
-  // it.
-  sizes.insert(sizes.end(),
-               {320, 321, 2500, 2560, 2561, 5000, 5120, 5121, 10240, 10241, 12289, 24577, 100003});
+  // Heads and tails (sort_row_tails.cuh) up to the longest tail (half the head) and past it.
+  sizes.insert(sizes.end(), {320,  321,  384,  385,  700,  1300,  1536,  1537,  2500,  2561,  3000,
+                             3072, 3073, 5000, 6144, 6145, 10000, 12288, 12289, 24577, 100003});
   return sizes;
 }
 
@@ -138,12 +137,14 @@ TYPED_TEST(BatchedGpu, EveryArrayMatchesStdSort) {
 
 // Short rows (16 to 128 bytes, a power of two of keys, at a 16-byte aligned start) sort one, two
 // or four lanes a row (sort_short_rows.cuh), others in the register tile: the keys at every offset
-// from an aligned start take both ways; the keys around the batch stay untouched.
-TYPED_TEST(BatchedGpu, ShortRowsAtEveryAlignment) {
+// from an aligned start take both ways. Heads and tails (sort_row_tails.cuh) store aligned 32-byte
+// blocks, the tile's first and last words apart: every offset. The keys around the batch stay
+// untouched.
+TYPED_TEST(BatchedGpu, RowsAtEveryAlignment) {
   using Key = TypeParam;
-  constexpr std::size_t arrays = 1001, before = 3, after = 5;
-  for (const std::size_t size : {2u, 3u, 4u, 7u, 8u, 16u, 31u, 32u}) {
-    const std::size_t n = arrays * size;
+  constexpr std::size_t before = 3, after = 5;
+  for (const std::size_t size : {2u, 3u, 4u, 7u, 8u, 16u, 31u, 32u, 300u, 1300u, 3000u}) {
+    const std::size_t arrays = size <= 32 ? 1001 : 41, n = arrays * size;
     const std::uint64_t seed = test::case_seed(size, distribution::few);
     const std::vector<Key> all = tools::generate<Key>(before + n + after, distribution::few, seed);
     device_array<Key> keys(all.size());

@@ -252,7 +252,7 @@ void expect_small_batched_sorts() {
   for (const std::size_t size :
        {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{32}, std::size_t{33},
         std::size_t{34}, std::size_t{36}, std::size_t{40}, std::size_t{200}, std::size_t{300},
-        std::size_t{2049}, 2 * tile, tile + 1, 3 * tile + 5}) {
+        std::size_t{384}, std::size_t{2049}, std::size_t{3000}, 2 * tile, tile + 1, 3 * tile + 5}) {
     const std::size_t arrays = size < 1000 ? 300 : 3;
     const std::uint64_t seed = test::case_seed(size, tools::distribution::uniform);
     const std::vector<Key> input =
