@@ -5,13 +5,15 @@
 // the value, or the key's column in its row for an argsort (so equal words keep their columns'
 // order: a stable argsort). Why it is fast: records.cu's general path makes the words in one pass,
 // sorts them, and unpacks or gathers them in others; rows of up to a tile of words need one read
-// and one write of the records, the time of an 8-byte key sort of the same rows.
+// and one write of the records, the time of an 8-byte key sort of the same rows; rows just past a
+// power of two take sort_row_tails.cuh's head and tail, as keys do.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "kernels/sort_row_tails.cuh"
 #include "kernels/sort_rows.cuh"
 #include "kernels/word_codec.cuh"
 #include "network/network.hpp"
@@ -32,11 +34,14 @@ struct record_rows {
                        //!< not decode; keys_in apart from keys_out)
   rows::word_codec<std::uint32_t> codec;
 
-  __device__ std::uint64_t load(index_t at, index_t column) const {
-    const std::uint32_t bits = keys_in[at];
+  //! The record word of a key's bits and its low half.
+  __device__ std::uint64_t word_of(std::uint32_t bits, std::uint32_t low) const {
     const std::uint32_t word = by_class ? codec.encode_class(bits) : codec.encode(bits);
-    const std::uint32_t low = values_in != nullptr ? values_in[at] : std::uint32_t(column);
     return (std::uint64_t{word} << 32) | low;
+  }
+
+  __device__ std::uint64_t load(index_t at, index_t column) const {
+    return word_of(keys_in[at], values_in != nullptr ? values_in[at] : std::uint32_t(column));
   }
 
   __device__ void store(index_t at, index_t row_start, std::uint64_t word) const {
@@ -53,10 +58,30 @@ struct record_rows {
   }
 };
 
+//! A tail's records again, as sort_row_tails' tails pass stored them (sorted, in the outputs):
+//! the same words as record_rows::load made of them. The key is the stored key, or for an argsort
+//! without one the key at its column (the keys are not written then).
+struct sorted_tails {
+  record_rows rows;
+
+  __device__ std::uint64_t load(index_t at, index_t column) const {
+    const std::uint32_t low =
+        rows.wide_second ? std::uint32_t(static_cast<const std::uint64_t*>(rows.second_out)[at])
+                         : static_cast<const std::uint32_t*>(rows.second_out)[at];
+    return rows.word_of(
+        rows.keys_out != nullptr ? rows.keys_out[at] : rows.keys_in[at - column + low], low);
+  }
+};
+
 //! Sorts each of `count` rows of `length` records (2 <= length <= a tile of 8-byte words) that
-//! `rows` describes, on `stream` (only loads the kernel under a load_only_scope).
+//! `rows` describes, on `stream` (only loads the kernels under a load_only_scope): rows just past
+//! a power of two as a head and a tail (sort_row_tails.cuh), the others on the register tile.
 inline void launch(const record_rows& rows, index_t count, index_t length, cudaStream_t stream) {
-  sort_rows::launch_tile<std::uint64_t>(rows, count, length, stream);
+  if (sort_row_tails::takes_records(length)) {
+    sort_row_tails::launch<std::uint64_t>(rows, sorted_tails{rows}, count, length, stream);
+  } else {
+    sort_rows::launch_tile<std::uint64_t>(rows, count, length, stream);
+  }
 }
 
 }  // namespace bitonic::kernels::record_rows

@@ -26,7 +26,8 @@ void sort_words(W* keys, network::index_t count, network::index_t length, word_m
   } else if (sort_staged_rows::takes<W>(length)) {
     sort_staged_rows::launch(keys, count, length, codec, stream);
   } else if (sort_row_tails::takes<W>(length)) {
-    sort_row_tails::launch(keys, count, length, codec, stream);
+    const kernels::sort_rows::key_rows<W> rows{keys, codec};
+    sort_row_tails::launch<W>(rows, rows, count, length, stream);
   } else {
     kernels::sort_rows::launch_tile<W>(kernels::sort_rows::key_rows<W>{keys, codec}, count, length,
                                        stream);

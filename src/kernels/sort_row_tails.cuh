@@ -1,15 +1,16 @@
-// sort_rows for rows just past a power of two (sort_batched): a row of 2^m + r keys (r up to
-// tuning::row_tails' share of 2^m) is not padded to 2^(m+1) for the register tile, which runs the
-// network on twice as many positions as the row has keys (2^24 int32 keys in rows of 2049 took
-// 0.297 ms against 0.142 for rows of 2048). Its tail (the last r keys) is sorted first, as rows of
-// their own a row apart (sort_rows.cuh's register tile with a stride); then one kernel sorts the
-// heads (the first 2^m keys) on the register tile, puts them and the tile's tails in shared
-// memory, and writes every key of its rows once, merged: a thread writes an aligned 32-byte block
-// of the rows' memory (one sector, two 16-byte stores) from a merge path search of the block's
-// first key and a serial merge of its row's head and tail from there. Why it is fast: the network
-// runs on the keys' own positions (and the tail's padding), the merge costs a search a block and
-// a comparison a key, and no pass over memory of its own (PERFORMANCE logs 76, 77). Words as in
-// sort_rows.cuh (word_codec): one kernel per key size.
+// sort_rows for rows just past a power of two (sort_batched, and the record rows of
+// sort_batched_pairs and argsort_batched): a row of 2^m + r elements (r up to tuning::row_tails'
+// share of 2^m) is not padded to 2^(m+1) for the register tile, which runs the network on twice
+// as many positions as the row has elements (2^24 int32 keys in rows of 2049 took 0.297 ms against
+// 0.142 for rows of 2048). Its tail (the last r) is sorted first, as rows of their own a row apart
+// (sort_rows.cuh's register tile with a stride); then one kernel sorts the heads (the first 2^m)
+// on the register tile, puts them and the tile's tails in shared memory, and writes every element
+// of its rows once, merged: a thread writes a block of the rows' memory (for keys an aligned
+// 32-byte block, one sector, two 16-byte stores) from a merge path search of the block's first
+// element and a serial merge of its row's head and tail from there. Why it is fast: the network
+// runs on the elements' own positions (and the tail's padding), the merge costs a search a block
+// and a comparison an element, and no pass over memory of its own (PERFORMANCE logs 76, 77, 78).
+// Words as in sort_rows.cuh (word_codec, record words): one kernel per word size and Rows type.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,7 +28,6 @@
 namespace bitonic::kernels::sort_row_tails {
 
 using network::index_t;
-using rows::word_codec;
 using sort_rows::key_rows;
 using sort_rows::row_shape;
 using sort_rows::tile_of;
@@ -48,6 +48,14 @@ bool takes(index_t length) {
   return head >= tuning::min_head && (length - head) * tuning::tail_den <= head * tuning::tail_num;
 }
 
+//! Whether rows of `length` records (8-byte record words) sort as a head and a tail: as takes,
+//! but with a tail of at most 1 / tuning::record_tail_den of a head below record_wide_head.
+inline bool takes_records(index_t length) {
+  if (!takes<std::uint64_t>(length)) return false;
+  const index_t head = head_of(length);
+  return head >= tuning::record_wide_head || (length - head) * tuning::record_tail_den <= head;
+}
+
 //! Shared memory of head_tail_kernel<W>: the register tile's, then the tails of its rows (at most
 //! tail_num / tail_den of a tile of words).
 template <class W>
@@ -65,10 +73,17 @@ __device__ void store_16_bytes(W* to, const W* words) {
   }
 }
 
+//! Whether Rows are keys in place (key_rows: stored as aligned 16-byte vectors) rather than
+//! records made from several arrays (stored an element at a time).
+template <class Rows>
+inline constexpr bool keys_in_place = false;
 template <class W>
+inline constexpr bool keys_in_place<key_rows<W>> = true;
+
+template <class W, class Rows, class TailRows>
 __global__ void __launch_bounds__(tile_of<W>::threads,
                                   ::bitonic::tuning::optimized<sizeof(W)>::tile_min_blocks)
-    head_tail_kernel(row_shape heads, unsigned tail, key_rows<W> rows) {
+    head_tail_kernel(row_shape heads, unsigned tail, Rows rows, TailRows sorted_tails) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using Tile = tile_of<W>;
   using lay = layout;
@@ -87,8 +102,9 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
                                    : 1u << rows_log2;
     const unsigned tail_keys = tile_rows * tail;
     for (unsigned i = threadIdx.x; i < tail_keys; i += Tile::threads) {
-      const unsigned row = i / tail;
-      tails[i] = rows.load(heads.start(first_row + row) + head + (i - row * tail), 0);
+      const unsigned row = i / tail, column = head + (i - row * tail);
+      const index_t at = heads.start(first_row + row) + column;
+      tails[i] = tail == 1 ? rows.load(at, column) : sorted_tails.load(at, column);  // 1: unsorted
     }
     load_sorted_rows(tile, heads, rows, first_row);  // its exchanges synchronise the block
     __syncthreads();  // every exchange's read done before the heads take the exchange's memory
@@ -96,13 +112,17 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
     for (unsigned m = 0; m < Tile::K; ++m)
       tile.smem[tile.template index<lay::registers_mid>(m)] = tile.r[m];
     __syncthreads();
-    // The tile's rows lie one after the other from out_first: `words` words, cut into blocks at
-    // the 32-byte boundaries of memory, `lead` words before the first (the previous tile's block
-    // holds the words before them, the next tile's those after the last).
+    // The tile's rows lie one after the other from the first's start: `words` elements. Keys are
+    // cut into blocks at the 32-byte boundaries of memory, `lead` words before the first (the
+    // previous tile's block holds the words before them, the next tile's those after the last);
+    // records into blocks of as many elements from the tile's first.
     const unsigned words = tile_rows * length;
-    W* const out_first = rows.keys + heads.start(first_row);
-    const unsigned misaligned =
-        unsigned(reinterpret_cast<std::uintptr_t>(out_first) / sizeof(W) % block_words);
+    const index_t first_at = heads.start(first_row);
+    unsigned misaligned = 0;
+    if constexpr (keys_in_place<Rows>) {
+      misaligned = unsigned(reinterpret_cast<std::uintptr_t>(rows.keys + first_at) / sizeof(W) %
+                            block_words);
+    }
     const unsigned lead = misaligned == 0 ? 0u : block_words - misaligned;
     const unsigned blocks = (lead != 0) + (words - lead + block_words - 1) / block_words;
     for (unsigned b = threadIdx.x; b < blocks; b += Tile::threads) {
@@ -110,8 +130,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
       const int block_first = int(b * block_words) - int(misaligned);
       const unsigned from = block_first < 0 ? 0u : unsigned(block_first);
       const unsigned to = min(unsigned(block_first + int(block_words)), words);
-      const unsigned row = from / length;
-      unsigned diagonal = from - row * length;
+      unsigned row = from / length, diagonal = from - row * length;
       const W* row_head = tile.smem + (row << row_log2);
       const W* row_tail = tails + row * tail;
       unsigned in_head =
@@ -123,6 +142,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
         if (diagonal == length) {
           row_head += head;
           row_tail += tail;
+          ++row;
           diagonal = in_head = in_tail = 0;
         }
         const bool from_head =
@@ -131,33 +151,42 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
         in_head += from_head;
         in_tail += !from_head;
         ++diagonal;
-        return rows.codec.decode(word);
+        return word;
       };
-      if (block_first >= 0 && to == from + block_words) {
-        W out[block_words];
+      if constexpr (keys_in_place<Rows>) {
+        W* const out = rows.keys + first_at;
+        if (block_first >= 0 && to == from + block_words) {
+          W block[block_words];
 #pragma unroll
-        for (unsigned k = 0; k < block_words; ++k)
-          out[k] = next();
+          for (unsigned k = 0; k < block_words; ++k)
+            block[k] = rows.codec.decode(next());
 #pragma unroll
-        for (unsigned v = 0; v < block_words; v += vector_words)
-          store_16_bytes(out_first + from + v, out + v);
-      } else {  // predicated words in the unrolled loop above spill registers
-        for (unsigned k = from; k < to; ++k)
-          out_first[k] = next();
+          for (unsigned v = 0; v < block_words; v += vector_words)
+            store_16_bytes(out + from + v, block + v);
+        } else {  // predicated words in the unrolled loop above spill registers
+          for (unsigned k = from; k < to; ++k)
+            out[k] = rows.codec.decode(next());
+        }
+      } else {
+        for (unsigned k = from; k < to; ++k) {
+          const W word = next();
+          rows.store(first_at + k, heads.start(first_row + row), word);
+        }
       }
     }
     __syncthreads();  // the heads and tails read before the next tile's loads overwrite them
   }
 }
 
-//! Sorts each of `count` rows of `length` keys (where takes<W>(length)) as words of W's size at
-//! `keys` (codec: their map and order), a head and a tail merged, on `stream` (only loads the
-//! kernels under a load_only_scope).
-template <class W>
-void launch(W* keys, index_t count, index_t length, const word_codec<W>& codec,
+//! Sorts each of `count` rows of `length` elements (where takes<W>(length)) as words of W's size:
+//! `rows` loads and stores them (sort_rows.cuh's Rows: key_rows for keys in place, record_rows
+//! for records), `sorted_tails` loads a tail's elements again after the tails' sort stored them
+//! (the same as `rows` for keys in place; a tail of one is not sorted, and loaded by `rows`); a
+//! head and a tail merged, on `stream` (only loads the kernels under a load_only_scope).
+template <class W, class Rows, class TailRows>
+void launch(const Rows& rows, const TailRows& sorted_tails, index_t count, index_t length,
             cudaStream_t stream) {
   using Tile = tile_of<W>;
-  const key_rows<W> rows{keys, codec};
   const index_t head = head_of(length), tail = length - head;
   if (!takes<W>(length)) throw error("bitonic: internal error: rows of no head and tail");
   if (tail >= 2) sort_rows::launch_tile<W>(rows, count, tail, stream, length, head);
@@ -165,12 +194,12 @@ void launch(W* keys, index_t count, index_t length, const word_codec<W>& codec,
                     228 * 1024,
                 "the tiles an SM holds fit its shared memory (H100: 228 KiB, 1 KiB of it a "
                 "block's reserve)");
-  constexpr auto kernel = head_tail_kernel<W>;
+  constexpr auto kernel = head_tail_kernel<W, Rows, TailRows>;
   allow_dynamic_shared_memory<kernel>(smem_bytes<W>,
                                       "cudaFuncSetAttribute(head_tail_kernel shared memory)");
   const row_shape heads{count, head, network::ceil_log2(head), length, 0};
   launch_chained(kernel, grid_blocks(heads.tiles(Tile::tile_log2), 1), Tile::threads, smem_bytes<W>,
-                 stream, "head_tail_kernel launch", heads, unsigned(tail), rows);
+                 stream, "head_tail_kernel launch", heads, unsigned(tail), rows, sorted_tails);
 }
 
 }  // namespace bitonic::kernels::sort_row_tails

@@ -40,6 +40,9 @@ struct row_shape {
   index_t stride, offset;
 
   __device__ index_t start(index_t row) const { return row * stride + offset; }
+  //! Where the whole row that holds `row`'s elements starts (its elements' columns count from
+  //! there: offset + their column in this part).
+  __device__ index_t whole_start(index_t row) const { return row * stride; }
   //! The tiles of 2^tile_log2 positions that hold the rows, 2^(tile_log2 - row_log2) a tile.
   __host__ __device__ index_t tiles(unsigned tile_log2) const {
     return ((count - 1) >> (tile_log2 - row_log2)) + 1;
@@ -48,8 +51,8 @@ struct row_shape {
 
 //! Keys as the rows' words, in place: loaded encoded by the codec, stored decoded. Another Rows
 //! type (record_rows.cuh) makes its words from several arrays; every one has load(at, column) and
-//! store(at, row_start, word) for the element at `at`, `column` of its row, the row starting at
-//! `row_start`.
+//! store(at, row_start, word) for the element at `at`, `column` of its (whole) row, the row
+//! starting at `row_start`.
 template <class W>
 struct key_rows {
   W* keys;
@@ -79,7 +82,7 @@ __device__ void load_sorted_rows(Tile& tile, const row_shape& in, const Rows& ro
     const unsigned i = tile.template index<lay::registers_mid>(m);
     const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
     tile.r[m] = row < in.count && column < in.length
-                    ? rows.load(in.start(row) + column, column)
+                    ? rows.load(in.start(row) + column, in.offset + column)
                     : W(~W(0));  // pads: the greatest word, behind every key of the row
   }
 #pragma unroll
@@ -111,7 +114,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
       const unsigned i = tile.template index<lay::registers_mid>(m);
       const index_t row = first_row + (i >> row_log2), column = i & ((1u << row_log2) - 1);
       if (row < in.count && column < in.length) {
-        rows.store(in.start(row) + column, in.start(row), tile.r[m]);
+        rows.store(in.start(row) + column, in.whole_start(row), tile.r[m]);
       }
     }
   }

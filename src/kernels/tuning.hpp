@@ -295,10 +295,17 @@ static_assert(staged_rows::stage_bytes <= 48 * 1024, "static shared memory");
 //! head's length, as many positions as the padded row and the merge on top: on the H200, rows of
 //! 3300 = 2048 + 1252 took 0.219 ms against 0.199 padded, 3072 0.196 against 0.216 (PERFORMANCE
 //! log 77).
+//! Records (record_rows.cuh) store an element at a time to two arrays, so the merge costs more
+//! against the padded network: they take a tail up to half the head only from a head of
+//! record_wide_head, else up to 1 / record_tail_den (H200, 2^24 float rows with their indices:
+//! 2500 0.628 ms against 0.891 padded, 5000 0.681 / 0.952; but 300 = 256 + 44 0.519 / 0.495,
+//! 700 0.597 / 0.497, 1500 0.645 / 0.580; PERFORMANCE log 78).
 struct row_tails {
   static constexpr unsigned min_head = 128;
   static constexpr unsigned tail_num = 1, tail_den = 2;
+  static constexpr unsigned record_wide_head = 2048, record_tail_den = 8;
   static_assert(tail_num < tail_den, "a tail shorter than its head");
+  static_assert(record_tail_den * tail_num >= tail_den, "records' short tails within the keys'");
 };
 
 //! Segmented sorts (segment_tiles.cuh): a block of block_threads sorts a tile of 2^tile_log2 keys

@@ -309,8 +309,12 @@ TYPED_TEST_SUITE(BatchedRecordsGpu, test::record_key_types, test::key_type_names
 
 TYPED_TEST(BatchedRecordsGpu, MatchStableSortOfEveryArray) {
   using Key = TypeParam;
-  for (const std::size_t size : {0u, 1u, 2u, 3u, 5u, 17u, 32u, 33u, 100u, 300u, 1024u, 4097u, 8191u,
-                                 8192u, 8193u, 16387u, 32768u}) {
+  // Heads and tails of records (sort_row_tails.cuh, takes_records): 129 to 6145, a tail of one
+  // element up to the longest (an eighth of a short head, half a long one) and past it.
+  for (const std::size_t size :
+       {0u,    1u,    2u,    3u,    5u,    17u,   32u,    33u,   100u,  129u,
+        144u,  145u,  300u,  385u,  1024u, 1152u, 1153u,  2049u, 3072u, 3073u,
+        4097u, 6144u, 6145u, 8191u, 8192u, 8193u, 16387u, 32768u}) {
     const std::size_t arrays = std::min<std::size_t>(arrays_for(size), 65) | 1;
     const std::size_t n = arrays * size;
     for (const distribution d : {distribution::uniform, distribution::few, distribution::nan}) {

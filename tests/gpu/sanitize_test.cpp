@@ -290,7 +290,8 @@ void expect_small_batched_sorts() {
 // Record rows that gather their keys: float argsort_batched with the sorted keys and 8-byte
 // indices (the keys read back through the columns), checked against a stable sort of each row.
 void expect_float_record_rows() {
-  for (const std::size_t size : {std::size_t{5}, std::size_t{300}, std::size_t{8192}}) {
+  for (const std::size_t size :
+       {std::size_t{5}, std::size_t{300}, std::size_t{3000}, std::size_t{8192}}) {
     const std::size_t arrays = size < 1000 ? 33 : 3;
     const std::uint64_t seed = test::case_seed(size, tools::distribution::nan);
     const std::vector<float> input =
