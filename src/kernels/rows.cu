@@ -21,16 +21,15 @@ template <class W>
 void sort_words(W* keys, network::index_t count, network::index_t length, word_map map,
                 order direction, cudaStream_t stream) {
   const word_codec<W> codec{map, direction == order::descending ? W(~W(0)) : W(0)};
+  const kernels::sort_rows::key_rows<W> rows{keys, codec};
   if (length >= 2 && sort_short_rows::takes(keys, length)) {
     sort_short_rows::launch(keys, count, length, codec, stream);
   } else if (sort_staged_rows::takes<W>(length)) {
     sort_staged_rows::launch(keys, count, length, codec, stream);
   } else if (sort_row_tails::takes<W>(length)) {
-    const kernels::sort_rows::key_rows<W> rows{keys, codec};
     sort_row_tails::launch<W>(rows, rows, count, length, stream);
   } else {
-    kernels::sort_rows::launch_tile<W>(kernels::sort_rows::key_rows<W>{keys, codec}, count, length,
-                                       stream);
+    kernels::sort_rows::launch_tile<W>(rows, count, length, stream);
   }
 }
 

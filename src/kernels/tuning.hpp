@@ -287,14 +287,14 @@ struct staged_rows {
 static_assert(staged_rows::block_threads(staged_rows::max_row_bytes) % 32 == 0, "whole warps");
 static_assert(staged_rows::stage_bytes <= 48 * 1024, "static shared memory");
 
-//! Rows just past a power of two (sort_row_tails.cuh, for sort_batched): a row of 2^m + r keys
-//! with 2^m >= min_head and r <= 2^m * tail_num / tail_den sorts its tail, then its head on the
-//! register tile, merged with the tail as it stores, instead of the register tile on rows padded
-//! to 2^(m+1). A tile's tails share its block's shared memory (up to tail_num / tail_den of a
-//! tile of words beside the tile's 64 KiB). A tail past half the head is sorted padded to the
-//! head's length, as many positions as the padded row and the merge on top: on the H200, rows of
-//! 3300 = 2048 + 1252 took 0.219 ms against 0.199 padded, 3072 0.196 against 0.216 (PERFORMANCE
-//! log 77).
+//! Rows just past a power of two (sort_row_tails.cuh, for sort_batched and the record rows of
+//! sort_batched_pairs and argsort_batched): a row of 2^m + r keys with 2^m >= min_head and
+//! r <= 2^m * tail_num / tail_den sorts its tail, then its head on the register tile, merged with
+//! the tail as it stores, instead of the register tile on rows padded to 2^(m+1). A tile's tails
+//! share its block's shared memory (up to tail_num / tail_den of a tile of words beside the tile's
+//! 64 KiB). A tail past half the head is sorted padded to the head's length, as many positions as
+//! the padded row and the merge on top: on the H200, rows of 3300 = 2048 + 1252 took 0.219 ms
+//! against 0.199 padded, 3072 0.196 against 0.216 (PERFORMANCE log 77).
 //! Records (record_rows.cuh) store an element at a time to two arrays, so the merge costs more
 //! against the padded network: they take a tail up to half the head only from a head of
 //! record_wide_head, else up to 1 / record_tail_den (H200, 2^24 float rows with their indices:
