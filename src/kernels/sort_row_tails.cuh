@@ -5,11 +5,14 @@
 // 0.142 for rows of 2048). Its tail (the last r) is sorted first, as rows of their own a row apart
 // (sort_rows.cuh's register tile with a stride); then one kernel sorts the heads (the first 2^m)
 // on the register tile, puts them and the tile's tails in shared memory, and writes every element
-// of its rows once, merged: a thread writes a block of the rows' memory (for keys an aligned
-// 32-byte block, one sector, two 16-byte stores) from a merge path search of the block's first
-// element and a serial merge of its row's head and tail from there. Why it is fast: the network
-// runs on the elements' own positions (and the tail's padding), the merge costs a search a block
-// and a comparison an element, and no pass over memory of its own (PERFORMANCE logs 76, 77, 78).
+// of its rows once, merged: the rows' memory is cut into blocks (for keys aligned 32-byte blocks,
+// a sector each, two 16-byte stores), and a thread writes a span of them from one merge path
+// search of its first element and a serial merge of a row's head and tail from there (keys: the
+// thread's share of the tile's blocks; records, stored an element at a time, a block, so that
+// neighbouring lanes store neighbouring elements). Why it is fast: the network runs on the
+// elements' own positions (and the tail's padding), the merge costs a 32-bit search a span and
+// a comparison and a shared load an element, and no pass over memory of its own (PERFORMANCE
+// logs 76-79).
 // Words as in sort_rows.cuh (word_codec, record words): one kernel per word size and Rows type.
 #pragma once
 
@@ -94,6 +97,9 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
   const unsigned row_log2 = heads.row_log2, rows_log2 = Tile::tile_log2 - row_log2;
   const unsigned head = 1u << row_log2, length = head + tail;
   const index_t tiles = heads.tiles(Tile::tile_log2);
+  const unsigned tail_rows_step = Tile::threads / tail, tail_columns_step = Tile::threads % tail;
+  const unsigned first_tail_row = threadIdx.x / tail,
+                 first_tail_column = threadIdx.x - first_tail_row * tail;
   wait_for_previous_pass();
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const index_t first_row = t << rows_log2;
@@ -101,10 +107,19 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
                                    ? unsigned(heads.count - first_row)
                                    : 1u << rows_log2;
     const unsigned tail_keys = tile_rows * tail;
+    // The tail word i of the tile is row i / tail's, column i % tail of the tail: stepped by the
+    // block's threads from the thread's first, not divided.
+    unsigned row = first_tail_row, column = first_tail_column;
     for (unsigned i = threadIdx.x; i < tail_keys; i += Tile::threads) {
-      const unsigned row = i / tail, column = head + (i - row * tail);
-      const index_t at = heads.start(first_row + row) + column;
-      tails[i] = tail == 1 ? rows.load(at, column) : sorted_tails.load(at, column);  // 1: unsorted
+      const index_t at = heads.start(first_row + row) + head + column;
+      // A tail of one is not sorted by a pass of its own: loaded from the rows.
+      tails[i] = tail == 1 ? rows.load(at, head) : sorted_tails.load(at, head + column);
+      row += tail_rows_step;
+      column += tail_columns_step;
+      if (column >= tail) {
+        column -= tail;
+        ++row;
+      }
     }
     load_sorted_rows(tile, heads, rows, first_row);  // its exchanges synchronise the block
     __syncthreads();  // every exchange's read done before the heads take the exchange's memory
@@ -125,17 +140,25 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
     }
     const unsigned lead = misaligned == 0 ? 0u : block_words - misaligned;
     const unsigned blocks = (lead != 0) + (words - lead + block_words - 1) / block_words;
-    for (unsigned b = threadIdx.x; b < blocks; b += Tile::threads) {
-      // The block's words from `from` to `to` (a partial block only at the tile's ends).
-      const int block_first = int(b * block_words) - int(misaligned);
-      const unsigned from = block_first < 0 ? 0u : unsigned(block_first);
-      const unsigned to = min(unsigned(block_first + int(block_words)), words);
+    // A thread merges a span of consecutive blocks from one search: keys a thread's share of the
+    // blocks (whole 16-byte stores); records, stored an element at a time, a block a span, the
+    // threads' spans side by side (neighbouring lanes store neighbouring elements).
+    const unsigned span_blocks =
+        keys_in_place<Rows> ? (blocks + Tile::threads - 1) / Tile::threads : 1u;
+    for (unsigned first_block = threadIdx.x * span_blocks; first_block < blocks;
+         first_block += Tile::threads * span_blocks) {
+      const unsigned end_block = min(first_block + span_blocks, blocks);
+      const int span_first = int(first_block * block_words) - int(misaligned);
+      const unsigned from = span_first < 0 ? 0u : unsigned(span_first);
       unsigned row = from / length, diagonal = from - row * length;
       const W* row_head = tile.smem + (row << row_log2);
       const W* row_tail = tails + row * tail;
-      unsigned in_head =
-          unsigned(merge::path_split(row_head, head, row_tail, tail, diagonal, ascending_less{}));
+      unsigned in_head = merge::path_split<1, unsigned>(row_head, head, row_tail, tail, diagonal,
+                                                        ascending_less{});
       unsigned in_tail = diagonal - in_head;
+      // The runs' next words (read when there is one), so that a word costs one shared load.
+      W head_next = in_head < head ? row_head[in_head] : W(0);
+      W tail_next = in_tail < tail ? row_tail[in_tail] : W(0);
       // The next word of the merged rows (a head's word before an equal tail's), the next row's
       // first where a row ends.
       const auto next = [&] {
@@ -144,33 +167,43 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
           row_tail += tail;
           ++row;
           diagonal = in_head = in_tail = 0;
+          head_next = row_head[0];
+          tail_next = row_tail[0];
         }
-        const bool from_head =
-            in_head < head && (in_tail == tail || !(row_tail[in_tail] < row_head[in_head]));
-        const W word = from_head ? row_head[in_head] : row_tail[in_tail];
-        in_head += from_head;
-        in_tail += !from_head;
+        const bool from_head = in_head < head && (in_tail == tail || !(tail_next < head_next));
+        const W word = from_head ? head_next : tail_next;
         ++diagonal;
+        if (from_head) {
+          if (++in_head < head) head_next = row_head[in_head];
+        } else {
+          if (++in_tail < tail) tail_next = row_tail[in_tail];
+        }
         return word;
       };
-      if constexpr (keys_in_place<Rows>) {
-        W* const out = rows.keys + first_at;
-        if (block_first >= 0 && to == from + block_words) {
-          W block[block_words];
+      for (unsigned b = first_block; b < end_block; ++b) {
+        // The block's words from `from` to `to` (a partial block only at the tile's ends).
+        const int block_first = int(b * block_words) - int(misaligned);
+        const unsigned block_from = block_first < 0 ? 0u : unsigned(block_first);
+        const unsigned to = min(unsigned(block_first + int(block_words)), words);
+        if constexpr (keys_in_place<Rows>) {
+          W* const out = rows.keys + first_at;
+          if (block_first >= 0 && to == block_from + block_words) {
+            W block[block_words];
 #pragma unroll
-          for (unsigned k = 0; k < block_words; ++k)
-            block[k] = rows.codec.decode(next());
+            for (unsigned k = 0; k < block_words; ++k)
+              block[k] = rows.codec.decode(next());
 #pragma unroll
-          for (unsigned v = 0; v < block_words; v += vector_words)
-            store_16_bytes(out + from + v, block + v);
-        } else {  // predicated words in the unrolled loop above spill registers
-          for (unsigned k = from; k < to; ++k)
-            out[k] = rows.codec.decode(next());
-        }
-      } else {
-        for (unsigned k = from; k < to; ++k) {
-          const W word = next();
-          rows.store(first_at + k, heads.start(first_row + row), word);
+            for (unsigned v = 0; v < block_words; v += vector_words)
+              store_16_bytes(out + block_from + v, block + v);
+          } else {  // predicated words in the unrolled loop above spill registers
+            for (unsigned k = block_from; k < to; ++k)
+              out[k] = rows.codec.decode(next());
+          }
+        } else {
+          for (unsigned k = block_from; k < to; ++k) {
+            const W word = next();
+            rows.store(first_at + k, heads.start(first_row + row), word);
+          }
         }
       }
     }

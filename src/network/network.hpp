@@ -224,13 +224,16 @@ BITONIC_HOST_DEVICE inline network::index_t destination(const Key* keys, network
 //! O(log min(a_count, b_count)) comparisons. On the device, an aligned group of Lanes lanes of a
 //! warp may search together, Lanes probes a round (fewer dependent loads); all of them must call
 //! it with the same arguments, and every lane returns the answer. Lanes = 1: one thread alone.
-template <unsigned Lanes = 1, class Key, class Less>
-BITONIC_HOST_DEVICE inline network::index_t path_split(const Key* a, network::index_t a_count,
-                                                       const Key* b, network::index_t b_count,
-                                                       network::index_t diagonal, Less less) {
+//! Index: the counts' type (32 bits where they fit, as in a tile: fewer instructions a probe).
+template <unsigned Lanes = 1, class Index = network::index_t, class Key, class Less>
+BITONIC_HOST_DEVICE inline Index path_split(const Key* a, std::type_identity_t<Index> a_count,
+                                            const Key* b, std::type_identity_t<Index> b_count,
+                                            std::type_identity_t<Index> diagonal, Less less) {
   static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0,
                 "lanes: a power-of-two group of a warp");
-  using network::index_t;
+  static_assert(std::is_unsigned_v<Index> && (Lanes == 1 || sizeof(Index) == 8),
+                "unsigned counts; a group's probes multiply a span by its lanes: 64 bits");
+  using index_t = Index;
   // a[i] is taken before b[diagonal - 1 - i] exactly for the i below the answer, in [lo, hi].
   index_t lo = diagonal > b_count ? diagonal - b_count : 0;
   index_t hi = diagonal < a_count ? diagonal : a_count;

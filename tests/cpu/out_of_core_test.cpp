@@ -98,6 +98,12 @@ TEST(OutOfCore, PathSplitMatchesStdMerge) {
           merge::path_split(a.data(), a.size(), b.data(), b.size(), diagonal, ascending_less{}),
           from_a)
           << "round " << round << " diagonal " << diagonal;
+      // 32-bit counts (the row tails' merge in a tile) find the same split.
+      ASSERT_EQ((merge::path_split<1, std::uint32_t>(a.data(), std::uint32_t(a.size()), b.data(),
+                                                     std::uint32_t(b.size()),
+                                                     std::uint32_t(diagonal), ascending_less{})),
+                from_a)
+          << "32-bit counts, round " << round << " diagonal " << diagonal;
       if (diagonal < merged.size() && merged[diagonal].second) ++from_a;
     }
   }
