@@ -109,16 +109,16 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
     const unsigned tail_keys = tile_rows * tail;
     // The tail word i of the tile is row i / tail's, column i % tail of the tail: stepped by the
     // block's threads from the thread's first, not divided.
-    unsigned row = first_tail_row, column = first_tail_column;
+    unsigned tail_row = first_tail_row, tail_column = first_tail_column;
     for (unsigned i = threadIdx.x; i < tail_keys; i += Tile::threads) {
-      const index_t at = heads.start(first_row + row) + head + column;
+      const index_t at = heads.start(first_row + tail_row) + head + tail_column;
       // A tail of one is not sorted by a pass of its own: loaded from the rows.
-      tails[i] = tail == 1 ? rows.load(at, head) : sorted_tails.load(at, head + column);
-      row += tail_rows_step;
-      column += tail_columns_step;
-      if (column >= tail) {
-        column -= tail;
-        ++row;
+      tails[i] = tail == 1 ? rows.load(at, head) : sorted_tails.load(at, head + tail_column);
+      tail_row += tail_rows_step;
+      tail_column += tail_columns_step;
+      if (tail_column >= tail) {
+        tail_column -= tail;
+        ++tail_row;
       }
     }
     load_sorted_rows(tile, heads, rows, first_row);  // its exchanges synchronise the block
@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
         return word;
       };
       for (unsigned b = first_block; b < end_block; ++b) {
-        // The block's words from `from` to `to` (a partial block only at the tile's ends).
+        // The block's words from block_from to `to` (a partial block only at the tile's ends).
         const int block_first = int(b * block_words) - int(misaligned);
         const unsigned block_from = block_first < 0 ? 0u : unsigned(block_first);
         const unsigned to = min(unsigned(block_first + int(block_words)), words);
