@@ -59,6 +59,8 @@ std::vector<std::size_t> array_sizes() {
   // Heads and tails (sort_row_tails.cuh) up to the longest tail (half the head) and past it.
   sizes.insert(sizes.end(), {320,  321,  384,  385,  700,  1300,  1536,  1537,  2500,  2561,  3000,
                              3072, 3073, 5000, 6144, 6145, 10000, 12288, 12289, 24577, 100003});
+  // Tails of 257, 652, 604 and 1308 keys (just past a power of two, and not).
+  sizes.insert(sizes.end(), {2305, 2700, 4700, 9500});
   return sizes;
 }
 
@@ -143,7 +145,8 @@ TYPED_TEST(BatchedGpu, EveryArrayMatchesStdSort) {
 TYPED_TEST(BatchedGpu, RowsAtEveryAlignment) {
   using Key = TypeParam;
   constexpr std::size_t before = 3, after = 5;
-  for (const std::size_t size : {2u, 3u, 4u, 7u, 8u, 16u, 31u, 32u, 300u, 1300u, 3000u}) {
+  for (const std::size_t size :
+       {2u, 3u, 4u, 7u, 8u, 16u, 31u, 32u, 300u, 700u, 1300u, 2561u, 3000u}) {
     const std::size_t arrays = size <= 32 ? 1001 : 41, n = arrays * size;
     const std::uint64_t seed = test::case_seed(size, distribution::few);
     const std::vector<Key> all = tools::generate<Key>(before + n + after, distribution::few, seed);
