@@ -30,8 +30,8 @@ struct record_rows {
   void* second_out;                //!< the values (4 bytes, may be values_in) or the columns
   bool wide_second;                //!< columns written as 8-byte indices
   bool by_class;                   //!< class words: equal keys keep their columns' order
-  bool keys_gathered;  //!< keys_out from keys_in through the columns (class words of floats do
-                       //!< not decode; keys_in apart from keys_out)
+  bool keys_gathered;  //!< keys_out of zeros and NaNs from keys_in through the columns (their
+                       //!< class words do not decode; keys_in apart from keys_out)
   rows::word_codec<std::uint32_t> codec;
 
   //! The record word of a key's bits and its low half.
@@ -47,8 +47,11 @@ struct record_rows {
   __device__ void store(index_t at, index_t row_start, std::uint64_t word) const {
     const std::uint32_t low = std::uint32_t(word);
     if (keys_out != nullptr) {
-      keys_out[at] =
-          keys_gathered ? keys_in[row_start + low] : codec.decode(std::uint32_t(word >> 32));
+      // A class word decodes to its key but for the zeros' and NaNs' (several bit patterns):
+      // those are read at their columns.
+      const std::uint32_t high = std::uint32_t(word >> 32);
+      keys_out[at] = keys_gathered && codec.class_of_several(high) ? keys_in[row_start + low]
+                                                                   : codec.decode(high);
     }
     if (wide_second) {
       static_cast<std::uint64_t*>(second_out)[at] = low;

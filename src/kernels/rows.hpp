@@ -34,8 +34,9 @@ void sort_rows(void* keys, std::size_t key_bytes, std::uint64_t count, std::uint
 //! 4-byte values beside them (values_in, sorted into second_out) or, where values_in is null, with
 //! their columns (written to second_out as indices of second_bytes, 4 or 8). keys_out (null: none)
 //! gets the sorted keys; by_class makes equal keys keep their columns' order (values_in null),
-//! and keys_gathered reads keys_out's keys from keys_in through the columns (class words of
-//! floats, which do not decode; keys_in apart from keys_out).
+//! and keys_gathered reads the zeros' and NaNs' sorted keys from keys_in through the columns
+//! (floats' class words of several bit patterns, which do not decode; keys_in apart from
+//! keys_out).
 struct record_arrays {
   const void* keys_in = nullptr;
   void* keys_out = nullptr;

@@ -8,12 +8,12 @@
 // of its rows once, merged: the rows' memory is cut into blocks (for keys aligned 32-byte blocks,
 // a sector each, two 16-byte stores), and a thread writes a span of them from one merge path
 // search of its first element and a serial merge of a row's head and tail from there (keys: the
-// thread's share of the tile's blocks; records, stored an element at a time, a block, so that
-// neighbouring lanes store neighbouring elements). Why it is fast: the network runs on the
-// elements' own positions (and the tail's padding), the merge costs a 32-bit search a span and
-// a comparison and a shared load an element, and no pass over memory of its own (PERFORMANCE
-// logs 76-79).
-// Words as in sort_rows.cuh (word_codec, record words): one kernel per word size and Rows type.
+// thread's share of the tile's blocks; records, stored an element at a time, a block, staged in
+// shared memory so that neighbouring lanes store neighbouring elements). Why it is fast: the
+// network runs on the elements' own positions (and the tail's padding), the merge costs a 32-bit
+// search a span and a comparison and a shared load an element, and no pass over memory of its own
+// (PERFORMANCE logs 76-79, 81). Words as in sort_rows.cuh (word_codec, record words): one kernel
+// per word size and Rows type.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -59,12 +59,34 @@ inline bool takes_records(index_t length) {
   return head >= tuning::record_wide_head || (length - head) * tuning::record_tail_den <= head;
 }
 
-//! Shared memory of head_tail_kernel<W>: the register tile's, then the tails of its rows (at most
-//! tail_num / tail_den of a tile of words).
+//! Whether Rows are keys in place (key_rows: stored as aligned 16-byte vectors) rather than
+//! records made from several arrays (stored an element at a time).
+template <class Rows>
+inline constexpr bool keys_in_place = false;
 template <class W>
-inline constexpr std::size_t smem_bytes = tile_of<W>::smem_bytes + std::size_t{tile_of<W>::keys} *
-                                                                       tuning::tail_num /
-                                                                       tuning::tail_den * sizeof(W);
+inline constexpr bool keys_in_place<key_rows<W>> = true;
+
+//! Words of a block of the merge: 32 bytes of memory.
+template <class W>
+inline constexpr unsigned block_words = 32 / sizeof(W);
+
+//! Bytes of a tile's tails (at most tail_num / tail_den of a tile of words).
+template <class W>
+inline constexpr std::size_t tails_bytes = std::size_t{tile_of<W>::keys} * tuning::tail_num /
+                                           tuning::tail_den * sizeof(W);
+
+//! Bytes of the records' staging: a block of words a thread.
+template <class W, class Rows>
+inline constexpr std::size_t staging_bytes = keys_in_place<Rows>
+                                                 ? 0
+                                                 : std::size_t{tile_of<W>::threads} *
+                                                       block_words<W> * sizeof(W);
+
+//! Shared memory of head_tail_kernel<W, Rows>: the register tile's, the tails of its rows, then
+//! for records the staging of the merged words.
+template <class W, class Rows>
+inline constexpr std::size_t smem_bytes =
+    tile_of<W>::smem_bytes + tails_bytes<W> + staging_bytes<W, Rows>;
 
 //! Stores the 16 bytes of words at `to` (16-byte aligned).
 template <class W>
@@ -76,12 +98,54 @@ __device__ void store_16_bytes(W* to, const W* words) {
   }
 }
 
-//! Whether Rows are keys in place (key_rows: stored as aligned 16-byte vectors) rather than
-//! records made from several arrays (stored an element at a time).
-template <class Rows>
-inline constexpr bool keys_in_place = false;
+//! The serial merge of a tile's rows from position `from` of their words one after the other:
+//! row r's head at heads + (r << row_log2), its tail at tails + r * tail, both sorted. next()
+//! gives the merged words in order (a head's word before an equal tail's) and leaves `row` and
+//! `diagonal` (its column + 1) at the word's. Starts with a 32-bit merge path search; keeps the
+//! runs' next words in registers, so that a word costs one shared load.
 template <class W>
-inline constexpr bool keys_in_place<key_rows<W>> = true;
+struct row_merge {
+  const W* row_head;
+  const W* row_tail;
+  unsigned head, tail, row, diagonal, in_head, in_tail;
+  W head_next, tail_next;
+
+  __device__ row_merge(const W* heads, const W* tails, unsigned row_log2, unsigned tail_words,
+                       unsigned from)
+      : head(1u << row_log2), tail(tail_words) {
+    const unsigned length = head + tail;
+    row = from / length;
+    diagonal = from - row * length;
+    row_head = heads + (row << row_log2);
+    row_tail = tails + row * tail;
+    in_head =
+        merge::path_split<1, unsigned>(row_head, head, row_tail, tail, diagonal, ascending_less{});
+    in_tail = diagonal - in_head;
+    head_next = in_head < head ? row_head[in_head] : W(0);
+    tail_next = in_tail < tail ? row_tail[in_tail] : W(0);
+  }
+
+  //! The next word of the merged rows, the next row's first where a row ends.
+  __device__ W next() {
+    if (diagonal == head + tail) {
+      row_head += head;
+      row_tail += tail;
+      ++row;
+      diagonal = in_head = in_tail = 0;
+      head_next = row_head[0];
+      tail_next = row_tail[0];
+    }
+    const bool from_head = in_head < head && (in_tail == tail || !(tail_next < head_next));
+    const W word = from_head ? head_next : tail_next;
+    ++diagonal;
+    if (from_head) {
+      if (++in_head < head) head_next = row_head[in_head];
+    } else {
+      if (++in_tail < tail) tail_next = row_tail[in_tail];
+    }
+    return word;
+  }
+};
 
 template <class W, class Rows, class TailRows>
 __global__ void __launch_bounds__(tile_of<W>::threads,
@@ -90,7 +154,7 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using Tile = tile_of<W>;
   using lay = layout;
-  constexpr unsigned block_words = 32 / sizeof(W), vector_words = 16 / sizeof(W);
+  constexpr unsigned vector_words = 16 / sizeof(W);
   Tile tile;
   tile.smem = reinterpret_cast<W*>(smem_bytes);
   W* const tails = reinterpret_cast<W*>(smem_bytes + Tile::smem_bytes);
@@ -127,84 +191,81 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
     for (unsigned m = 0; m < Tile::K; ++m)
       tile.smem[tile.template index<lay::registers_mid>(m)] = tile.r[m];
     __syncthreads();
-    // The tile's rows lie one after the other from the first's start: `words` elements. Keys are
-    // cut into blocks at the 32-byte boundaries of memory, `lead` words before the first (the
-    // previous tile's block holds the words before them, the next tile's those after the last);
-    // records into blocks of as many elements from the tile's first.
+    // The tile's rows lie one after the other from the first's start: `words` elements.
     const unsigned words = tile_rows * length;
     const index_t first_at = heads.start(first_row);
-    unsigned misaligned = 0;
     if constexpr (keys_in_place<Rows>) {
-      misaligned = unsigned(reinterpret_cast<std::uintptr_t>(rows.keys + first_at) / sizeof(W) %
-                            block_words);
-    }
-    const unsigned lead = misaligned == 0 ? 0u : block_words - misaligned;
-    const unsigned blocks = (lead != 0) + (words - lead + block_words - 1) / block_words;
-    // A thread merges a span of consecutive blocks from one search: keys a thread's share of the
-    // blocks (whole 16-byte stores); records, stored an element at a time, a block a span, the
-    // threads' spans side by side (neighbouring lanes store neighbouring elements).
-    const unsigned span_blocks =
-        keys_in_place<Rows> ? (blocks + Tile::threads - 1) / Tile::threads : 1u;
-    for (unsigned first_block = threadIdx.x * span_blocks; first_block < blocks;
-         first_block += Tile::threads * span_blocks) {
-      const unsigned end_block = min(first_block + span_blocks, blocks);
-      const int span_first = int(first_block * block_words) - int(misaligned);
-      const unsigned from = span_first < 0 ? 0u : unsigned(span_first);
-      unsigned row = from / length, diagonal = from - row * length;
-      const W* row_head = tile.smem + (row << row_log2);
-      const W* row_tail = tails + row * tail;
-      unsigned in_head = merge::path_split<1, unsigned>(row_head, head, row_tail, tail, diagonal,
-                                                        ascending_less{});
-      unsigned in_tail = diagonal - in_head;
-      // The runs' next words (read when there is one), so that a word costs one shared load.
-      W head_next = in_head < head ? row_head[in_head] : W(0);
-      W tail_next = in_tail < tail ? row_tail[in_tail] : W(0);
-      // The next word of the merged rows (a head's word before an equal tail's), the next row's
-      // first where a row ends.
-      const auto next = [&] {
-        if (diagonal == length) {
-          row_head += head;
-          row_tail += tail;
-          ++row;
-          diagonal = in_head = in_tail = 0;
-          head_next = row_head[0];
-          tail_next = row_tail[0];
-        }
-        const bool from_head = in_head < head && (in_tail == tail || !(tail_next < head_next));
-        const W word = from_head ? head_next : tail_next;
-        ++diagonal;
-        if (from_head) {
-          if (++in_head < head) head_next = row_head[in_head];
-        } else {
-          if (++in_tail < tail) tail_next = row_tail[in_tail];
-        }
-        return word;
-      };
-      for (unsigned b = first_block; b < end_block; ++b) {
-        // The block's words from block_from to `to` (a partial block only at the tile's ends).
-        const int block_first = int(b * block_words) - int(misaligned);
-        const unsigned block_from = block_first < 0 ? 0u : unsigned(block_first);
-        const unsigned to = min(unsigned(block_first + int(block_words)), words);
-        if constexpr (keys_in_place<Rows>) {
-          W* const out = rows.keys + first_at;
-          if (block_first >= 0 && to == block_from + block_words) {
-            W block[block_words];
+      // Keys are cut into blocks at the 32-byte boundaries of memory, `lead` words before the
+      // first (the previous tile's block holds the words before them, the next tile's those after
+      // the last); a thread merges its share of the blocks, consecutive, from one search, and
+      // stores whole blocks as 16-byte vectors.
+      const unsigned misaligned = unsigned(reinterpret_cast<std::uintptr_t>(rows.keys + first_at) /
+                                           sizeof(W) % block_words<W>);
+      const unsigned lead = misaligned == 0 ? 0u : block_words<W> - misaligned;
+      const unsigned blocks = (lead != 0) + (words - lead + block_words<W> - 1) / block_words<W>;
+      const unsigned span_blocks = (blocks + Tile::threads - 1) / Tile::threads;
+      const unsigned first_block = threadIdx.x * span_blocks;
+      if (first_block < blocks) {
+        const unsigned end_block = min(first_block + span_blocks, blocks);
+        const int span_first = int(first_block * block_words<W>) - int(misaligned);
+        row_merge<W> merge(tile.smem, tails, row_log2, tail, unsigned(max(span_first, 0)));
+        W* const out = rows.keys + first_at;
+        for (unsigned b = first_block; b < end_block; ++b) {
+          // The block's words from block_from to `to` (a partial block only at the tile's ends).
+          const int block_first = int(b * block_words<W>) - int(misaligned);
+          const unsigned block_from = block_first < 0 ? 0u : unsigned(block_first);
+          const unsigned to = min(unsigned(block_first + int(block_words<W>)), words);
+          if (block_first >= 0 && to == block_from + block_words<W>) {
+            W block[block_words<W>];
 #pragma unroll
-            for (unsigned k = 0; k < block_words; ++k)
-              block[k] = rows.codec.decode(next());
+            for (unsigned k = 0; k < block_words<W>; ++k)
+              block[k] = rows.codec.decode(merge.next());
 #pragma unroll
-            for (unsigned v = 0; v < block_words; v += vector_words)
+            for (unsigned v = 0; v < block_words<W>; v += vector_words)
               store_16_bytes(out + block_from + v, block + v);
           } else {  // predicated words in the unrolled loop above spill registers
             for (unsigned k = block_from; k < to; ++k)
-              out[k] = rows.codec.decode(next());
-          }
-        } else {
-          for (unsigned k = block_from; k < to; ++k) {
-            const W word = next();
-            rows.store(first_at + k, heads.start(first_row + row), word);
+              out[k] = rows.codec.decode(merge.next());
           }
         }
+      }
+    } else {
+      // Records are stored an element at a time: a warp's lanes each merge a block of
+      // neighbouring words (one search each) into the warp's staging, then store them from there,
+      // neighbouring lanes at neighbouring elements (whole sectors, where lanes a block apart
+      // stored 4x the sectors; log 81 measured no gain from this alone for pairs). A lane's block
+      // is staged at its slot, the words' order swizzled by the lane's bits 2..3, so that the
+      // stores and the loads of 16 lanes meet 16 pairs of banks.
+      static_assert(block_words<W> == 4, "records: 8-byte words, blocks of four");
+      static_assert(tuning::min_head >= 32 * block_words<W>,
+                    "a warp's words span at most two rows (rows longer than them: a head at "
+                    "least as long and a tail)");
+      const unsigned lane = threadIdx.x % 32;
+      const auto slot = [](unsigned lane_of, unsigned k) {
+        return lane_of * block_words<W> + (k ^ ((lane_of >> 2) % block_words<W>));
+      };
+      W* const staging = tails + tails_bytes<W> / sizeof(W) + (threadIdx.x - lane) * block_words<W>;
+      for (unsigned first = (threadIdx.x - lane) * block_words<W>; first < words;
+           first += Tile::threads * block_words<W>) {
+        const unsigned from = first + lane * block_words<W>;
+        if (from < words) {
+          row_merge<W> merge(tile.smem, tails, row_log2, tail, from);
+          const unsigned count = min(words - from, block_words<W>);
+          for (unsigned k = 0; k < count; ++k)
+            staging[slot(lane, k)] = merge.next();
+        }
+        __syncwarp();
+        const unsigned row = first / length, next_row_from = (row + 1) * length;
+#pragma unroll
+        for (unsigned r = 0; r < block_words<W>; ++r) {
+          const unsigned e = r * 32 + lane, at = first + e;
+          if (at < words) {
+            const index_t whole_row = first_row + row + (at >= next_row_from);
+            rows.store(first_at + at, heads.whole_start(whole_row),
+                       staging[slot(e / block_words<W>, e % block_words<W>)]);
+          }
+        }
+        __syncwarp();  // the staging read before the next round's merge writes it
       }
     }
     __syncthreads();  // the heads and tails read before the next tile's loads overwrite them
@@ -223,16 +284,18 @@ void launch(const Rows& rows, const TailRows& sorted_tails, index_t count, index
   const index_t head = head_of(length), tail = length - head;
   if (!takes<W>(length)) throw error("bitonic: internal error: rows of no head and tail");
   if (tail >= 2) sort_rows::launch_tile<W>(rows, count, tail, stream, length, head);
-  static_assert(::bitonic::tuning::optimized<sizeof(W)>::tile_min_blocks * (smem_bytes<W> + 1024) <=
-                    228 * 1024,
-                "the tiles an SM holds fit its shared memory (H100: 228 KiB, 1 KiB of it a "
-                "block's reserve)");
+  static_assert(
+      ::bitonic::tuning::optimized<sizeof(W)>::tile_min_blocks * (smem_bytes<W, Rows> + 1024) <=
+          228 * 1024,
+      "the tiles an SM holds fit its shared memory (H100: 228 KiB, 1 KiB of it a "
+      "block's reserve)");
   constexpr auto kernel = head_tail_kernel<W, Rows, TailRows>;
-  allow_dynamic_shared_memory<kernel>(smem_bytes<W>,
+  allow_dynamic_shared_memory<kernel>(smem_bytes<W, Rows>,
                                       "cudaFuncSetAttribute(head_tail_kernel shared memory)");
   const row_shape heads{count, head, network::ceil_log2(head), length, 0};
-  launch_chained(kernel, grid_blocks(heads.tiles(Tile::tile_log2), 1), Tile::threads, smem_bytes<W>,
-                 stream, "head_tail_kernel launch", heads, unsigned(tail), rows, sorted_tails);
+  launch_chained(kernel, grid_blocks(heads.tiles(Tile::tile_log2), 1), Tile::threads,
+                 smem_bytes<W, Rows>, stream, "head_tail_kernel launch", heads, unsigned(tail),
+                 rows, sorted_tails);
 }
 
 }  // namespace bitonic::kernels::sort_row_tails

@@ -89,6 +89,10 @@ from_unsigned_word(std::make_unsigned_t<typename ordered_word<Key>::type> w) {
   }
 }
 
+//! The bits of the positive quiet NaN of a float of W's size: every NaN's class (class_word).
+template <class W>
+inline constexpr W quiet_nan_bits = sizeof(W) == 4 ? W(0x7fc0'0000u) : W(0x7ff8'0000'0000'0000ull);
+
 //! One unsigned word per class of equivalent keys, whose `<` is the keys' ascending order: -0.0
 //! takes +0.0's word and every NaN the positive quiet NaN's, so that equal words mean equivalent
 //! keys, and int32's word has its sign bit flipped. Record sorts compare these (or their halves)
@@ -97,8 +101,7 @@ from_unsigned_word(std::make_unsigned_t<typename ordered_word<Key>::type> w) {
 template <class Key>
 BITONIC_HOST_DEVICE std::make_unsigned_t<typename ordered_word<Key>::type> class_word(Key k) {
   if constexpr (std::is_floating_point_v<Key>) {
-    using W = typename ordered_word<Key>::type;
-    constexpr W quiet_nan = sizeof(W) == 4 ? W(0x7fc0'0000u) : W(0x7ff8'0000'0000'0000ull);
+    constexpr auto quiet_nan = quiet_nan_bits<typename ordered_word<Key>::type>;
     if (k != k) std::memcpy(&k, &quiet_nan, sizeof k);
     if (k == Key(0)) k = Key(0);
   }
