@@ -74,8 +74,8 @@ TEST(NpyHeader, TwoDimensionalArrays) {
   const std::string expected = std::string("\x93NUMPY\x01\x00\x76\x00", 10) + dict +
                                std::string(128 - 10 - dict.size() - 1, ' ') + "\n";
   EXPECT_EQ(npy::make_header("f32", 6, 3), expected);
-  for (const auto [count, row_length] : {std::pair{6ull, 3ull}, std::pair{5ull, 1ull},
-                                         std::pair{0ull, 0ull}, std::pair{0ull, 7ull}}) {
+  for (const auto& [count, row_length] : {std::pair{6ull, 3ull}, std::pair{5ull, 1ull},
+                                          std::pair{0ull, 0ull}, std::pair{0ull, 7ull}}) {
     const std::string header = npy::make_header("i32", count, row_length);
     const npy::array_header parsed = npy::parse_header(header, header.size() + count * 4);
     EXPECT_EQ(parsed.count, count);
