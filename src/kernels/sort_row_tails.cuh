@@ -100,21 +100,20 @@ __device__ void store_16_bytes(W* to, const W* words) {
 
 //! The serial merge of a tile's rows from position `from` of their words one after the other:
 //! row r's head at heads + (r << row_log2), its tail at tails + r * tail, both sorted. next()
-//! gives the merged words in order (a head's word before an equal tail's) and leaves `row` and
-//! `diagonal` (its column + 1) at the word's. Starts with a 32-bit merge path search; keeps the
-//! runs' next words in registers, so that a word costs one shared load.
+//! gives the merged words in order (a head's word before an equal tail's). Starts with a 32-bit
+//! merge path search; keeps the runs' next words in registers, so that a word costs one shared
+//! load.
 template <class W>
 struct row_merge {
   const W* row_head;
   const W* row_tail;
-  unsigned head, tail, row, diagonal, in_head, in_tail;
+  unsigned head, tail, diagonal, in_head, in_tail;  // diagonal: the words merged of the row
   W head_next, tail_next;
 
   __device__ row_merge(const W* heads, const W* tails, unsigned row_log2, unsigned tail_words,
                        unsigned from)
       : head(1u << row_log2), tail(tail_words) {
-    const unsigned length = head + tail;
-    row = from / length;
+    const unsigned length = head + tail, row = from / length;
     diagonal = from - row * length;
     row_head = heads + (row << row_log2);
     row_tail = tails + row * tail;
@@ -130,7 +129,6 @@ struct row_merge {
     if (diagonal == head + tail) {
       row_head += head;
       row_tail += tail;
-      ++row;
       diagonal = in_head = in_tail = 0;
       head_next = row_head[0];
       tail_next = row_tail[0];
