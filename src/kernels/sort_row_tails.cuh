@@ -11,9 +11,10 @@
 // thread's share of the tile's blocks; records, stored an element at a time, a block, staged in
 // shared memory so that neighbouring lanes store neighbouring elements). Why it is fast: the
 // network runs on the elements' own positions (and the tail's padding), the merge costs a 32-bit
-// search a span and a comparison and a shared load an element, and no pass over memory of its own
-// (PERFORMANCE logs 76-79, 81). Words as in sort_rows.cuh (word_codec, record words): one kernel
-// per word size and Rows type.
+// search a span and a comparison and a shared load an element, and no pass over memory of its own;
+// its blocks sort their first heads while the tails' pass finishes (PERFORMANCE logs 76-79, 81,
+// 83). Words as in sort_rows.cuh (word_codec, record words): one kernel per word size and Rows
+// type.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -162,32 +163,45 @@ __global__ void __launch_bounds__(tile_of<W>::threads,
   const unsigned tail_rows_step = Tile::threads / tail, tail_columns_step = Tile::threads % tail;
   const unsigned first_tail_row = threadIdx.x / tail,
                  first_tail_column = threadIdx.x - first_tail_row * tail;
-  wait_for_previous_pass();
+  // Where the tails' pass ran just before (tail >= 2), a block sorts its first tile's heads,
+  // which that pass neither reads nor writes, before it waits for the pass: the blocks launched
+  // early fill the SMs that the pass's last wave leaves idle. A tail of one is read from the
+  // rows, which the kernel before may write: then the block waits first.
+  const bool tails_pass_before = tail >= 2;
+  if (!tails_pass_before) wait_for_previous_pass();
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const index_t first_row = t << rows_log2;
     const unsigned tile_rows = heads.count - first_row < (index_t{1} << rows_log2)
                                    ? unsigned(heads.count - first_row)
                                    : 1u << rows_log2;
-    const unsigned tail_keys = tile_rows * tail;
-    // The tail word i of the tile is row i / tail's, column i % tail of the tail: stepped by the
-    // block's threads from the thread's first, not divided.
-    unsigned tail_row = first_tail_row, tail_column = first_tail_column;
-    for (unsigned i = threadIdx.x; i < tail_keys; i += Tile::threads) {
-      const index_t at = heads.start(first_row + tail_row) + head + tail_column;
-      // A tail of one is not sorted by a pass of its own: loaded from the rows.
-      tails[i] = tail == 1 ? rows.load(at, head) : sorted_tails.load(at, head + tail_column);
-      tail_row += tail_rows_step;
-      tail_column += tail_columns_step;
-      if (tail_column >= tail) {
-        tail_column -= tail;
-        ++tail_row;
+    const auto load_tails = [&] {
+      // The tail word i of the tile is row i / tail's, column i % tail of the tail: stepped by
+      // the block's threads from the thread's first, not divided.
+      unsigned tail_row = first_tail_row, tail_column = first_tail_column;
+      for (unsigned i = threadIdx.x; i < tile_rows * tail; i += Tile::threads) {
+        const index_t at = heads.start(first_row + tail_row) + head + tail_column;
+        // A tail of one is not sorted by a pass of its own: loaded from the rows.
+        tails[i] = tail == 1 ? rows.load(at, head) : sorted_tails.load(at, head + tail_column);
+        tail_row += tail_rows_step;
+        tail_column += tail_columns_step;
+        if (tail_column >= tail) {
+          tail_column -= tail;
+          ++tail_row;
+        }
       }
-    }
+    };
+    // Elsewhere the tails are loaded before the heads, as before (PERFORMANCE log 83).
+    const bool heads_first = tails_pass_before && t == blockIdx.x;
+    if (!heads_first) load_tails();
     load_sorted_rows(tile, heads, rows, first_row);  // its exchanges synchronise the block
     __syncthreads();  // every exchange's read done before the heads take the exchange's memory
 #pragma unroll
     for (unsigned m = 0; m < Tile::K; ++m)
       tile.smem[tile.template index<lay::registers_mid>(m)] = tile.r[m];
+    if (heads_first) {
+      wait_for_previous_pass();
+      load_tails();
+    }
     __syncthreads();
     // The tile's rows lie one after the other from the first's start: `words` elements.
     const unsigned words = tile_rows * length;
