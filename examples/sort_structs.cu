@@ -21,8 +21,10 @@ int main() {
                                  {1, 7300}, {2, 3900}, {1, 2500}, {3, 5200}};
   const std::size_t n = staff.size();
   // The same order for the device and the host check: department ascending, salary descending.
+  // Written with | and & rather than || and &&: nvcc compiles each short circuit into a branch
+  // per comparison, which made this two-field order 1.5x slower at 2^26 keys (README).
   const auto before = [] __host__ __device__(const employee& a, const employee& b) {
-    return a.department < b.department || (a.department == b.department && a.salary > b.salary);
+    return (a.department < b.department) | ((a.department == b.department) & (a.salary > b.salary));
   };
 
   if (bitonic::gpu_available()) {
