@@ -6,7 +6,8 @@
 // (short rows) and head-and-tail rows at every alignment; the workspace (none up to a tile; past
 // it exactly batched_workspace_bytes sorts, one byte less throws); rows past a tile beyond the L2
 // block; argsort_batched, sort_batched_pairs and stable sort_batched against std::stable_sort of
-// every array, for every key type (1- and 2-byte keys too); refusals with the keys untouched.
+// every array, for every key type (1- and 2-byte keys too); calls queued back to back on a
+// stream; refusals with the keys untouched.
 // Seeds: test::case_seed(size, distribution), printed with every failure.
 #include <gtest/gtest.h>
 
@@ -134,6 +135,46 @@ TYPED_TEST(BatchedGpu, EveryArrayMatchesStdSort) {
     }
     for (std::size_t i = 0; i < verdicts.size(); ++i)
       EXPECT_TRUE(verdicts[i].get()) << labels[i];
+  }
+}
+
+// Calls queued one after another on a stream, the host not waiting between them: each call's
+// first kernel is chained to the previous call's last (programmatic dependent launch), and the
+// head kernel of rows with a tail sorts its heads before it waits for the tails' pass (PERFORMANCE
+// log 83). A descending sort, an ascending one, then argsort_batched of the sorted rows with their
+// keys (stable: the identity), for every road a row takes (short, staged, tile, head and tail,
+// tail of one, padded, past a tile); a kernel that read its rows before the previous call had
+// written them would mix two calls' keys.
+TYPED_TEST(BatchedGpu, CallsBackToBackOnAStream) {
+  using Key = TypeParam;
+  const cuda_stream stream;
+  for (const std::size_t size :
+       {3u, 32u, 100u, 300u, 1300u, 2049u, 2561u, 3000u, 3073u, 4097u, 5000u, 20000u}) {
+    const std::size_t arrays = arrays_for(size), n = arrays * size;
+    const std::uint64_t seed = test::case_seed(size, distribution::uniform);
+    const std::vector<Key> input = tools::generate<Key>(n, distribution::uniform, seed);
+    const std::string what = describe(tools::type_name<Key>(), arrays, size, distribution::uniform,
+                                      seed, order::ascending) +
+                             " (descending, ascending, argsort, queued)";
+    device_array<Key> keys(n), sorted_keys(n);
+    device_array<std::uint32_t> indices(n);
+    keys.upload(input, stream.get());
+    options opt;
+    opt.stream = stream.get();
+    opt.direction = order::descending;
+    sort_batched(keys.get(), arrays, size, opt);
+    opt.direction = order::ascending;
+    sort_batched(keys.get(), arrays, size, opt);
+    argsort_batched(keys.get(), sorted_keys.get(), indices.get(), arrays, size, opt);
+    const std::vector<Key> got = keys.download(stream.get());
+    EXPECT_TRUE(test::matches_reference(got, sorted_arrays(input, arrays, size, order::ascending)))
+        << what;
+    EXPECT_TRUE(identical(sorted_keys.download(stream.get()), got)) << what << ", argsort's keys";
+    const std::vector<std::uint32_t> got_indices = indices.download(stream.get());
+    std::size_t first_wrong = n;
+    for (std::size_t i = 0; i < n && first_wrong == n; ++i)
+      if (got_indices[i] != i % size) first_wrong = i;
+    EXPECT_EQ(first_wrong, n) << what << ", argsort of sorted rows is not the identity";
   }
 }
 
