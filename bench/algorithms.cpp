@@ -83,4 +83,9 @@ std::optional<algorithm_id> find_record_algorithm(std::string_view name) {
   return find_in(record_algorithms(), name);
 }
 
+void append_name(std::string& names, std::string_view name) {
+  if (!names.empty()) names += ' ';
+  names += name;
+}
+
 }  // namespace bitonic::bench

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "bitonic/bitonic.hpp"
@@ -66,5 +67,8 @@ std::span<const algorithm_id> record_algorithms();
 
 //! The records-mode row called `name`, if any.
 std::optional<algorithm_id> find_record_algorithm(std::string_view name);
+
+//! Appends `name` to `names`, a list of names separated by spaces (usage and error messages).
+void append_name(std::string& names, std::string_view name);
 
 }  // namespace bitonic::bench

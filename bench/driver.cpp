@@ -186,7 +186,7 @@ void keep_cpu_algorithms(std::vector<algorithm_id>& algorithms) {
   std::erase_if(algorithms, [&](const algorithm_id& a) {
     host_sort = host_sort || a.kind == algorithm_kind::host_sort;
     if (a.kind == algorithm_kind::cpu_peer || a.kind == algorithm_kind::host_sort) return false;
-    skipped += (skipped.empty() ? "" : " ") + std::string(a.name);
+    append_name(skipped, a.name);
     return true;
   });
   if (algorithms.empty()) {

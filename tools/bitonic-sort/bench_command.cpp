@@ -131,7 +131,7 @@ int bench_command(std::span<const std::string_view> args) {
       if (std::find(rows.begin(), rows.end(), name) == rows.end()) {
         std::string known;
         for (std::string_view row : rows)
-          known += (known.empty() ? "" : " ") + std::string(row);
+          bench::append_name(known, row);
         throw usage_error("--algo: '" + std::string(name) + "' is not a row of --batched (" +
                           known + ")");
       }

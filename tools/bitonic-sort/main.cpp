@@ -34,9 +34,8 @@ constexpr command commands[] = {
 
 std::string usage() {
   std::string variants;  // what sort --algo takes
-  for (const bench::algorithm_id& a : bench::variants()) {
-    variants += (variants.empty() ? "" : " ") + std::string(a.name);
-  }
+  for (const bench::algorithm_id& a : bench::variants())
+    bench::append_name(variants, a.name);
   std::string algos;  // the variants on one line, the peers on the next
   for (const bench::algorithm_id& a : bench::all_algorithms()) {
     const bool first_peer = !algos.empty() && a.kind != bench::algorithm_kind::variant &&
@@ -45,9 +44,8 @@ std::string usage() {
     algos += a.name;
   }
   std::string record_algos;  // the rows of bench --values
-  for (const bench::algorithm_id& a : bench::record_algorithms()) {
-    record_algos += (record_algos.empty() ? "" : " ") + std::string(a.name);
-  }
+  for (const bench::algorithm_id& a : bench::record_algorithms())
+    bench::append_name(record_algos, a.name);
   return R"(usage: bitonic-sort COMMAND [OPTIONS]
 
 Sorting on NVIDIA GPUs with bitonic sorting networks.
