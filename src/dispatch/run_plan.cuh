@@ -138,6 +138,7 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       tiles_in = to;
       to = at;
       rows.bucket_parity = 1;
+      rows.refined = true;
     }
   }
   if (p.row_log2 != 0 && ps.kind != plan::pass_kind::sort_tiles &&

@@ -43,6 +43,9 @@ struct key_rows {
   //! 1 where the pass's destination is the other buffer than the one each bucket's passes end
   //! in: a refined split's first pass (plan::plan::refined), which reads the keys.
   unsigned bucket_parity = 0;
+  //! The buckets are a refined split's sub-buckets, a tile's keys each (plan::plan::refined): the
+  //! words of a tile's keys span a narrow range (compact_record_tile.cuh).
+  bool refined = false;
 
   //! For the row that holds `position`: the end of its keys' positions, and where memory holds
   //! position p of the row (at p + shift, modulo 2^64: the shift is negative past row 0); its keys

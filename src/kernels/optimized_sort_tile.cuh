@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "bitonic/bitonic.hpp"
+#include "kernels/compact_record_tile.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/record_io.cuh"
 #include "kernels/register_tile.cuh"
@@ -121,6 +122,17 @@ __device__ void stages(Tile& tile, Less less, unsigned stop = Last) {
   }
 }
 
+//! Stages 1..Last (through `stop`, see `stages`) on a tile loaded in the mid layout, where it ends.
+template <unsigned Last, class Tile, class Less>
+__device__ void sort_mid_tile(Tile& tile, Less less, unsigned stop = Last) {
+#pragma unroll
+  for (unsigned m = 0; m < Tile::K; ++m)
+    tile.r[m] ^= stage_code<1, layout::registers_mid>(tile, m, stop);
+  tile.template exchange<layout::registers_mid, layout::registers_low>();
+  stages<1, Last>(tile, less, stop);
+  tile.template exchange<layout::registers_low, layout::registers_mid>();
+}
+
 //! Which part of the first pass a launch runs: stages First..Last on tiles of 2^TileLog2 keys
 //! held by blocks of 2^(TileLog2 - RegisterBits) threads.
 template <class Key, unsigned TileLog2, unsigned First, unsigned Last, unsigned MinBlocks,
@@ -197,6 +209,25 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
             return;
           }
         }
+        if constexpr (buckets && Part::first == 1 && Part::last == Part::tile_type::tile_log2 &&
+                      std::is_same_v<In, std::uint64_t> &&
+                      compact_record_tile::applies<typename Part::tile_type, Less, IO>) {
+          if (rows.refined) {  // a sub-bucket: its keys' words likely span a narrow range
+            const key_rows::bucket_step step = rows.step_of(row);
+            Out* const out = step.to_destination ? keys : const_cast<Out*>(in);
+            const bool sorted = compact_record_tile::sort<typename Part::tile_type, Full>(
+                in + base, tile_n, smem_bytes,
+                [less](auto& t32) { sort_mid_tile<Part::last>(t32, less); },
+                [=](unsigned i, std::uint64_t w) {
+                  if (step.last) {
+                    io.put(base + i, w);
+                  } else {
+                    out[base + i] = w;
+                  }
+                });
+            if (sorted) return;
+          }
+        }
         if constexpr (Part::first == 1) {
           // A partial tile's keys fit its first 2^stop positions, which stages 1..stop sort (the
           // rest hold pads); through stage warp_log2 each warp sorts its own keys, so warps of
@@ -205,11 +236,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
           const unsigned stop = Full ? Part::last : partial_tile_stages(tile_n, Part::last);
           if (!Full && stop <= warp_log2 && (threadIdx.x / 32) << warp_log2 >= tile_n) return;
           tile.template load<lay::registers_mid, Full>(in + base, tile_n, less);
-#pragma unroll
-          for (unsigned m = 0; m < tile.K; ++m)
-            tile.r[m] ^= stage_code<1, lay::registers_mid>(tile, m, stop);
-          tile.template exchange<lay::registers_mid, lay::registers_low>();
-          stages<1, Part::last>(tile, less, stop);
+          sort_mid_tile<Part::last>(tile, less, stop);
         } else {
           constexpr unsigned sorted_log2 = Part::first - 1;
           tile.template load_high_mirrored<sorted_log2, Full>(in + base, tile_n, less);
@@ -217,8 +244,8 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
           for (unsigned m = 0; m < tile.K; ++m)
             tile.r[m] ^= stage_code<Part::first, lay::registers_high>(tile, m, Part::last);
           stages<Part::first, Part::last, true>(tile, less);
+          tile.template exchange<lay::registers_low, lay::registers_mid>();
         }
-        tile.template exchange<lay::registers_low, lay::registers_mid>();
         if constexpr (buckets) {
           // A split's bucket (key_rows::bucket_step): a record sort's last pass writes the keys
           // and values apart (record_io).

@@ -412,6 +412,13 @@ struct sample_refine {
                 "whole warps; a key's rank in its chunk packs in 24 bits");
 };
 
+//! The first pass of a refined record sort (kernels/compact_record_tile.cuh): a run of more than
+//! max_run equal keys in a tile sends it to the 64-bit sort, as each key of a run ranks its value
+//! against the whole run's.
+struct compact_record_tile {
+  static constexpr unsigned max_run = 32;
+};
+
 static_assert(sample_split<4>::buckets <= sample_refine<4>::buckets &&
                   sample_split<8>::buckets <= sample_refine<8>::buckets &&
                   sample_split<16>::buckets <= sample_refine<16>::buckets,

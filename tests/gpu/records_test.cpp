@@ -7,10 +7,12 @@
 // streams and bad arguments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -402,6 +404,60 @@ TEST(SplitRecordsFloat, ZerosAndNaNsOfEveryPattern) {
   for (const order direction : test::all_orders) {
     SCOPED_TRACE("order=" + std::string(test::to_string(direction)));
     check_split_records(input, direction);
+  }
+}
+
+//! Keys of a narrow range past the refinement (2^24 records), whose tiles sort as 32-bit words of
+//! key offset and slot (kernels/compact_record_tile.cuh): equal keys in runs of every length up
+//! to tuning::compact_record_tile::max_run, which each rank their values, and just past it, where
+//! a tile sorts as 64-bit words after all; and half the array of a wide range, whose tiles also do.
+//! Key k of a narrow input is the number r(k) drawn from [0, span): a random one, or, for runs of
+//! run_length, k's place in a random permutation over run_length; less half the span for signed
+//! and float keys.
+template <class Key>
+std::vector<Key> narrow_keys(std::size_t n, std::uint64_t span, std::uint64_t run_length,
+                             bool wide_half, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> draws(n);
+  if (run_length == 0) {
+    for (auto& d : draws)
+      d = rng() % span;
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      draws[i] = (i / run_length) % span;
+    std::shuffle(draws.begin(), draws.end(), rng);
+  }
+  const std::vector<Key> wide = tools::generate<Key>(n, distribution::uniform, seed);
+  std::vector<Key> keys(n);
+  const auto offset = std::is_unsigned_v<Key> ? 0 : std::int64_t(span / 2);
+  for (std::size_t i = 0; i < n; ++i)
+    keys[i] = wide_half && i % 2 == 1 ? wide[i] : Key(std::int64_t(draws[i]) - offset);
+  return keys;
+}
+
+TYPED_TEST(SplitRecords, NarrowKeysSortAsThirtyTwoBitWords) {
+  using Key = TypeParam;
+  const std::size_t n = (std::size_t{1} << 24) + 4097;
+  struct narrow_case {
+    std::uint64_t span, run_length;
+    bool wide_half, every_key_type;
+  };
+  constexpr std::uint64_t max_run = 32;  // tuning::compact_record_tile::max_run
+  for (const narrow_case c : {narrow_case{1u << 20, 0, false, true},
+                              {1u << 24, 0, true, true},
+                              {1u << 25, max_run, false, false},
+                              {1u << 25, max_run + 1, false, false},
+                              {1u << 25, 7, false, false}}) {
+    if (!c.every_key_type && !std::is_same_v<Key, std::int32_t>) continue;
+    const std::uint64_t seed = 2026'1129 + c.span + c.run_length;
+    const std::vector<Key> input = narrow_keys<Key>(n, c.span, c.run_length, c.wide_half, seed);
+    for (const order direction : test::all_orders) {
+      SCOPED_TRACE("span=" + std::to_string(c.span) + " run=" + std::to_string(c.run_length) +
+                   " wide_half=" + std::to_string(c.wide_half) + " seed=" + std::to_string(seed) +
+                   " order=" + std::string(test::to_string(direction)));
+      check_split_records(input, direction);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 
