@@ -18,7 +18,8 @@
 // two parts: stages 1..w on every warp's 2^w keys (w = warp_stages: 10, or 9 for 8-byte keys, 16 a
 // thread), in blocks of two warps spread over the SMs, each 2^w-key block sorted ascending; then
 // stages w+1..tile_log2 on tiles of as many keys a thread (smaller tiles when n is), loading every
-// odd 2^w block back to front, which gives the classic form's state after stage w.
+// odd 2^w block back to front, which gives the classic form's state after stage w. A refined
+// record sort's tile tries compact_record_tile.cuh first: 32-bit words where its keys allow.
 #pragma once
 
 #include <cuda_runtime.h>
