@@ -28,8 +28,9 @@ namespace bitonic::kernels::compact_record_tile {
 //! Whether a first pass of Tile64 (64-bit words) under Less with IO can take this way: the words
 //! of 4-byte-key records (record_io), in the library's ascending order of words.
 template <class Tile64, class Less, class IO>
-inline constexpr bool applies = std::is_same_v<IO, record_io>&&
-    std::is_same_v<Less, ascending_less>&& std::is_same_v<typename Tile64::W, std::uint64_t>;
+inline constexpr bool applies =
+    std::conjunction_v<std::is_same<IO, record_io>, std::is_same<Less, ascending_less>,
+                       std::is_same<typename Tile64::W, std::uint64_t>>;
 
 //! The 32-bit tile with Tile64's threads and registers.
 template <class Tile64>
