@@ -138,7 +138,6 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
       tiles_in = to;
       to = at;
       rows.bucket_parity = 1;
-      rows.refined = true;
     }
   }
   if (p.row_log2 != 0 && ps.kind != plan::pass_kind::sort_tiles &&
@@ -177,11 +176,13 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
     case plan::pass_kind::split_buckets:  // never blocked: tiles_in to the scratch (to)
       if constexpr (splits_keys_v<Less>) {
         kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
-                                                 tile_log2, less, stream, io);
+                                                 tile_log2, kernels::stable_split(io), less, stream,
+                                                 io);
         // and where refined, the sub-buckets back to the keys (at)
         if (p.refined) {
           kernels::sample_refine::launch_refine<Key>(to, at, index_t{count}, split_memory,
-                                                     tile_log2, less, stream);
+                                                     tile_log2, kernels::stable_split(io), less,
+                                                     stream);
         }
       } else {
         throw error("bitonic: internal error: a split of positions compared through keys");

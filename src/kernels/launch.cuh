@@ -43,9 +43,10 @@ struct key_rows {
   //! 1 where the pass's destination is the other buffer than the one each bucket's passes end
   //! in: a refined split's first pass (plan::plan::refined), which reads the keys.
   unsigned bucket_parity = 0;
-  //! The buckets are a refined split's sub-buckets, a tile's keys each (plan::plan::refined): the
-  //! words of a tile's keys span a narrow range (compact_record_tile.cuh).
-  bool refined = false;
+
+  //! Whether the pass is a refined split's first pass (bucket_parity 1): its buckets are
+  //! sub-buckets of about a tile's keys, whose words span a narrow range (compact_record_tile.cuh).
+  __host__ __device__ bool refined_first_pass() const { return bucket_parity != 0; }
 
   //! For the row that holds `position`: the end of its keys' positions, and where memory holds
   //! position p of the row (at p + shift, modulo 2^64: the shift is negative past row 0); its keys
@@ -202,6 +203,16 @@ __device__ __forceinline__ void wait_for_previous_pass() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+}
+
+//! Asks the L2 for the 128-byte lines of global memory that hold bytes [begin, begin + bytes), a
+//! line a thread of the block, so that loads of them a tile later find them there: a pass that
+//! reads a tile, then works on it between barriers, otherwise waits a DRAM latency a tile.
+__device__ __forceinline__ void prefetch_l2(const void* begin, std::size_t bytes) {
+  const std::size_t at = __cvta_generic_to_global(begin);
+  for (std::size_t line = (at & ~std::size_t{127}) + std::size_t{threadIdx.x} * 128;
+       line < at + bytes; line += std::size_t{blockDim.x} * 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
 }
 
 //! Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...) with `count` launch

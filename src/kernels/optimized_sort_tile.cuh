@@ -213,11 +213,12 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
         if constexpr (buckets && Part::first == 1 && Part::last == Part::tile_type::tile_log2 &&
                       std::is_same_v<In, std::uint64_t> &&
                       compact_record_tile::applies<typename Part::tile_type, Less, IO>) {
-          if (rows.refined) {  // a sub-bucket: its keys' words likely span a narrow range
+          // A sub-bucket: its keys' words likely span a narrow range.
+          if (rows.refined_first_pass()) {
             const key_rows::bucket_step step = rows.step_of(row);
             Out* const out = step.to_destination ? keys : const_cast<Out*>(in);
             const bool sorted = compact_record_tile::sort<typename Part::tile_type, Full>(
-                in + base, tile_n, smem_bytes,
+                in + base, tile_n, stable_split(io), smem_bytes,
                 [less](auto& t32) { sort_mid_tile<Part::last>(t32, less); },
                 [=](unsigned i, std::uint64_t w) {
                   if (step.last) {

@@ -110,4 +110,18 @@ template <class IO>
 inline constexpr bool is_record_io_v =
     std::is_same_v<IO, record_io> || std::is_same_v<IO, wide_record_io>;
 
+//! Whether the split and the refinement of a sort with this IO scatter stably
+//! (sample_split::scatter_tile), so that each sub-bucket holds its records in the order of their
+//! positions: where 4-byte keys' values are their positions (argsort, stable pairs), whose order
+//! the compact tiles then keep for equal keys without ranking them (compact_record_tile.cuh).
+//! Elsewhere the scatter's faster unstable ranking serves.
+template <class IO>
+__host__ __device__ bool stable_split(const IO& io) {
+  if constexpr (std::is_same_v<IO, record_io>) {
+    return io.values_in == nullptr;
+  } else {
+    return false;
+  }
+}
+
 }  // namespace bitonic::kernels

@@ -19,7 +19,7 @@
 // - table_kernel: a block a bucket lays its sub-buckets out on tiles of positions (tile_begin,
 //   tile_bucket).
 // - scatter_kernel: a block a tile of the split's table writes its keys sub-bucket by sub-bucket
-//   (sample_split::scatter_tile), a chunk of tile_keys at a time.
+//   (sample_split::scatter_tile, stable), a chunk of tile_keys at a time.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -68,6 +68,15 @@ __device__ void for_each_split_tile(const Key* keys, const split_memory& s, cons
                                     Equal equal, Begin begin, Run run, End end) {
   using W = word_t<Key>;
   const sample_split::split_input<Key, keys_only> in{keys};
+  // While the first chunk of tile t is worked on, the L2 fetches the rest of it and the next
+  // tile's keys (one tile ahead: a first-pass tile is at most 64 KiB).
+  const auto prefetch_next = [&](index_t t, const split_tile& tile) {
+    if (tile.keys > T::tile_keys) in.prefetch(tile.first + T::tile_keys, tile.keys - T::tile_keys);
+    if (t + gridDim.x < s.tiles) {
+      const split_tile next = split_tile::of(s, t + gridDim.x);
+      if (next.keys != 0) in.prefetch(next.first, next.keys);
+    }
+  };
   for (index_t t = blockIdx.x; t < s.tiles; t += gridDim.x) {
     const split_tile tile = split_tile::of(s, t);
     if (tile.keys == 0) continue;
@@ -83,6 +92,7 @@ __device__ void for_each_split_tile(const Key* keys, const split_memory& s, cons
       const unsigned chunk = tile.keys - done < T::tile_keys ? tile.keys - done : T::tile_keys;
       Key chunk_keys[T::keys_per_thread];
       sample_split::load_tile<T>(chunk_keys, in, tile.first + done, chunk);
+      if (done == 0) prefetch_next(t, tile);
       run(chunk_keys, chunk, any_equal);
     }
     end(t);
@@ -289,17 +299,15 @@ __global__ void __launch_bounds__(T::buckets) table_kernel(refine_memory r) {
 template <class Key, class Less>
 __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_threads,
                                   tuning::sample_refine<sizeof(Key)>::scatter_min_blocks)
-    scatter_kernel(const Key* keys, Key* out, split_memory s, refine_memory r, Less less) {
+    scatter_kernel(const Key* keys, Key* out, split_memory s, refine_memory r, bool stable,
+                   Less less) {
   using T = tuning::sample_refine<sizeof(Key)>;
-  using W = word_t<Key>;
-  constexpr unsigned per_lane = T::buckets / 32;
   __shared__ sample_split::scatter_state<T, Key> state;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Key* const staged = reinterpret_cast<Key*>(smem_bytes);
   unsigned char* const staged_bucket = smem_bytes + std::size_t{T::tile_keys} * sizeof(Key);
   wait_for_previous_pass();
-  // Warp 0's lanes keep the running output indices of per_lane consecutive sub-buckets each.
-  index_t next[per_lane]{};
+  sample_split::clear_counts(state);  // the first tile's splitters load synchronises
   for_each_split_tile<T>(
       keys, s, r, state.split,
       [&](index_t t, const split_tile& tile) {  // a copy to sub-bucket 0's place
@@ -308,17 +316,12 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
           to[i] = keys[tile.first + i];
       },
       [&](index_t t, const split_tile& tile) {
+        // The previous tile's last reads of `next` came before its last barrier.
         for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
-          state.histogram[j] = 0;
-        if (threadIdx.x < 32) {
-#pragma unroll
-          for (unsigned k = 0; k < per_lane; ++k)
-            next[k] =
-                s.key_begin[tile.bucket] + r.counts[t * T::buckets + threadIdx.x * per_lane + k];
-        }
+          state.next[j] = s.key_begin[tile.bucket] + r.counts[t * T::buckets + j];
       },
       [&](const Key(&chunk_keys)[T::keys_per_thread], unsigned chunk, bool any_equal) {
-        sample_split::scatter_tile<T>(chunk_keys, chunk, state, any_equal, next, staged,
+        sample_split::scatter_tile<T>(chunk_keys, chunk, state, any_equal, stable, staged,
                                       staged_bucket, out, less);
       },
       [](index_t) {});  // scatter_tile ends on a barrier
@@ -329,10 +332,11 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
 //! to `out` (another buffer of n keys) sub-bucket by sub-bucket, the same bits, and the
 //! sub-buckets' table to the refine_memory behind the split's
 //! (refine_memory::carve_behind_split(memory, ...).table() reads it). Five launches chained on
-//! `stream`.
+//! `stream`. `stable`: each sub-bucket keeps its keys in the order the split left them
+//! (stable_split).
 template <class Key, class Less>
 void launch_refine(const Key* split_keys, Key* out, index_t n, void* memory, unsigned tile_log2,
-                   Less less, cudaStream_t stream) {
+                   bool stable, Less less, cudaStream_t stream) {
   using T = tuning::sample_refine<sizeof(Key)>;
   if (n >= (index_t{1} << 32)) {
     throw error("bitonic: internal error: a refined split of 2^32 keys or more");
@@ -355,7 +359,7 @@ void launch_refine(const Key* split_keys, Key* out, index_t n, void* memory, uns
   allow_dynamic_shared_memory<scatter_kernel<Key, Less>>(
       T::staged_bytes, "cudaFuncSetAttribute(sample_refine scatter_kernel shared memory)");
   launch_chained(scatter_kernel<Key, Less>, tile_blocks, T::block_threads, T::staged_bytes, stream,
-                 "sample_refine scatter_kernel launch", split_keys, out, s, r, less);
+                 "sample_refine scatter_kernel launch", split_keys, out, s, r, stable, less);
 }
 
 }  // namespace bitonic::kernels::sample_refine

@@ -15,7 +15,8 @@
 // - scan_kernel: a block a bucket turns the bucket's counts into each block's first output index
 //   and writes the bucket's entries of the table.
 // - scatter_kernel: one read and one write of the keys; each block ranks a tile's keys by bucket
-//   (a counting sort in shared memory) and writes each bucket's run of the tile coalesced.
+//   (a stable counting sort in shared memory: warps rank their keys by ballots) and writes each
+//   bucket's run of the tile coalesced, so that every bucket holds its keys in input order.
 // At 2^27 keys this replaces 6 merge passes: 13 merge stages past a tile become 7 over buckets of
 // ~2^20 keys (docs/PERFORMANCE.md log 57, with the probes before it); sample_refine.cuh cuts the
 // buckets again, into sub-buckets of about a tile, for the larger arrays (log 69). The count and
@@ -144,35 +145,63 @@ struct split_input {
       return keys[i];
     }
   }
+
+  //! Asks the L2 for what operator[] reads for [first, first + count) (prefetch_l2).
+  __device__ void prefetch(index_t first, unsigned count) const {
+    if constexpr (is_record_io_v<IO>) {
+      prefetch_l2(io.keys_in + first, std::size_t{count} * sizeof(*io.keys_in));
+      if (io.values_in != nullptr) {
+        constexpr std::size_t value_bytes =
+            std::is_same_v<IO, record_io> ? sizeof(std::uint32_t) : 0;  // 0: io.value_bytes
+        const std::size_t bytes = value_bytes != 0 ? value_bytes : io.value_bytes;
+        prefetch_l2(static_cast<const unsigned char*>(static_cast<const void*>(io.values_in)) +
+                        first * bytes,
+                    count * bytes);
+      }
+    } else {
+      prefetch_l2(keys + first, std::size_t{count} * sizeof(Key));
+    }
+  }
 };
 
-//! Loads a tile's keys from in[base, base + tile_n): a thread's key k from base + k * threads +
-//! thread, so that a warp's loads are consecutive, every address an immediate offset of one
-//! pointer; keys past tile_n are left alone.
+//! The place in its tile of a thread's key k (load_tile): warp w holds places [w * 32 * K,
+//! (w + 1) * 32 * K), its key k at w * 32 * K + 32 * k + lane. A warp's keys are then consecutive
+//! places in the order it ranks them (scatter_tile: what makes the scatter stable), and each of
+//! its loads reads 32 consecutive keys.
+template <class Tuning>
+__device__ __forceinline__ unsigned tile_place(unsigned k) {
+  return threadIdx.x / 32 * (32 * Tuning::keys_per_thread) + 32 * k + threadIdx.x % 32;
+}
+
+//! Loads a tile's keys from in[base, base + tile_n), a thread's key k from base + tile_place(k),
+//! every address an immediate offset of one pointer; keys past tile_n are left alone.
 template <class Tuning, class Key, class IO>
 __device__ __forceinline__ void load_tile(Key (&keys)[Tuning::keys_per_thread],
                                           const split_input<Key, IO>& in, index_t base,
                                           unsigned tile_n) {
-  const index_t at = base + threadIdx.x;
+  const index_t at = base + tile_place<Tuning>(0);
 #pragma unroll
   for (unsigned k = 0; k < Tuning::keys_per_thread; ++k) {
-    if (k * Tuning::block_threads + threadIdx.x < tile_n)
-      keys[k] = in[at + k * Tuning::block_threads];
+    if (tile_place<Tuning>(k) < tile_n) keys[k] = in[at + 32 * k];
   }
 }
 
 //! Calls run(keys, tile_n) for every tile of this block's range of `ranges` in turn, its tile_n
-//! keys loaded by load_tile.
-template <class Tuning, class Key, class IO, class Run>
+//! keys loaded by load_tile; where Prefetch, the next tile is prefetched to the L2 while run works
+//! on this one (the scatter; the count, at 32 registers, spilled and lost time: log 85).
+template <bool Prefetch, class Tuning, class Key, class IO, class Run>
 __device__ void for_each_range_tile(const split_input<Key, IO>& in, block_ranges<Tuning> ranges,
                                     Run run) {
   const index_t end = ranges.begin(blockIdx.x + 1);
+  const auto tile_at = [&](index_t base) {
+    return unsigned(end - base < Tuning::tile_keys ? end - base : Tuning::tile_keys);
+  };
   for (index_t base = ranges.begin(blockIdx.x); base < end; base += Tuning::tile_keys) {
-    const unsigned tile_n =
-        unsigned(end - base < Tuning::tile_keys ? end - base : Tuning::tile_keys);
     Key keys[Tuning::keys_per_thread];
-    load_tile<Tuning>(keys, in, base, tile_n);
-    run(keys, tile_n);
+    load_tile<Tuning>(keys, in, base, tile_at(base));
+    if (Prefetch && end - base > Tuning::tile_keys)
+      in.prefetch(base + Tuning::tile_keys, tile_at(base + Tuning::tile_keys));
+    run(keys, tile_at(base));
   }
 }
 
@@ -333,80 +362,163 @@ __device__ __forceinline__ void count_tile(const Key (&keys)[Tuning::keys_per_th
                                            bool any_equal, unsigned* histogram, Less less) {
 #pragma unroll
   for (unsigned k = 0; k < Tuning::keys_per_thread; ++k) {
-    if (k * Tuning::block_threads + threadIdx.x < tile_n)
+    if (tile_place<Tuning>(k) < tile_n)
       atomicAdd(&histogram[split.bucket_of(word_of<Key>(keys[k]), any_equal, less)], 1u);
   }
 }
 
 //! What a block that scatters tiles keeps in shared memory beside the staged tile: the
-//! splitters, a tile's count a bucket (zero between tiles), a bucket's first position in the
-//! staged tile, and its output index minus that position.
+//! splitters; for each warp and bucket (row 0 the block's where the scatter is not stable), the
+//! warp's keys of the bucket so far in the tile, then their first place in the staged tile (zero
+//! between tiles); for each bucket, its running output
+//! index and that index minus the bucket's first place in the staged tile; the scan's warp sums.
 template <class Tuning, class Key>
 struct scatter_state {
+  static constexpr unsigned warps = Tuning::block_threads / 32;
   shared_splitters<Tuning, word_t<Key>> split;
-  unsigned histogram[Tuning::buckets];
-  unsigned tile_start[Tuning::buckets];
+  unsigned warp_counts[warps][Tuning::buckets];
+  index_t next[Tuning::buckets];
   index_t shift[Tuning::buckets];
+  unsigned warp_sums[warps];
 };
 
-//! Writes a tile's tile_n keys (load_tile's) to out, each bucket's after the bucket's running
-//! output index in warp 0's `next` (lane l holds buckets l * per_lane ..., advanced past the
-//! tile): each key ranked within its bucket by a shared atomic, the tile laid out bucket by bucket
-//! in `staged` (a counting sort), then copied out with consecutive threads on consecutive
-//! positions, so that a bucket's run is written coalesced. The whole block calls it.
+//! Writes a tile's tile_n keys (load_tile's) to out, each bucket's from the bucket's running
+//! output index s.next[b] on (advanced past the tile): each key ranked within its bucket, a scan
+//! of the counts giving each bucket's first place in `staged`, where the tile is laid out bucket
+//! by bucket (a counting sort), then copied out with consecutive threads on consecutive places, so
+//! that a bucket's run is written coalesced. Two rankings (`stable`, the same for the whole block:
+//! stable_split): shared atomics on one row of counts for the block, which warp 0 scans (the
+//! faster); or, stable, each warp ranks its keys in order, key k after key k - 1, by ballots (the
+//! lanes of one bucket: one ballot a bit of it) in a row of its own, and the whole block scans the
+//! rows bucket by bucket and warp by warp, so that each bucket keeps its keys in input order. The
+//! whole block calls it.
 template <class Tuning, class Key, class Less>
 __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_thread],
                                              unsigned tile_n, scatter_state<Tuning, Key>& s,
-                                             bool any_equal, index_t (&next)[Tuning::buckets / 32],
-                                             Key* staged, unsigned char* staged_bucket, Key* out,
-                                             Less less) {
+                                             bool any_equal, bool stable, Key* staged,
+                                             unsigned char* staged_bucket, Key* out, Less less) {
   using T = Tuning;
-  constexpr unsigned per_lane = T::buckets / 32;
+  constexpr unsigned warps = T::block_threads / 32, per_lane = T::buckets / 32;
+  // The stable scan: a thread sums per_lane consecutive counts of one bucket, the bucket's warps
+  // split among threads_per_bucket consecutive threads.
+  constexpr unsigned threads_per_bucket = warps / per_lane;
+  static_assert(warps % per_lane == 0 && threads_per_bucket <= 32,
+                "a bucket's counts are whole threads' of one warp");
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned slot[T::keys_per_thread];  // rank within the bucket << 8 | bucket
+  unsigned* const counts = s.warp_counts[stable ? warp : 0];
+  // Every key's bucket first, so that the descents' shared loads overlap.
+  unsigned slot[T::keys_per_thread];  // the bucket, then | rank in its row's keys of it << 8
 #pragma unroll
-  for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-    if (k * T::block_threads + threadIdx.x < tile_n) {
-      const unsigned b = s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less);
-      slot[k] = atomicAdd(&s.histogram[b], 1u) << 8 | b;
+  for (unsigned k = 0; k < T::keys_per_thread; ++k)
+    slot[k] =
+        tile_place<T>(k) < tile_n ? s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less) : 0;
+  if (stable) {
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+      const bool valid = tile_place<T>(k) < tile_n;
+      const unsigned b = slot[k];
+      unsigned peers = __ballot_sync(~0u, valid);  // then: the valid lanes of bucket b
+#pragma unroll
+      for (unsigned bit = 0; bit < T::buckets_log2; ++bit) {
+        const unsigned ones = __ballot_sync(~0u, (b >> bit & 1u) != 0);
+        peers &= (b >> bit & 1u) != 0 ? ones : ~ones;
+      }
+      const unsigned before = __popc(peers & ((1u << lane) - 1));
+      const unsigned prior = counts[b];
+      __syncwarp();
+      if (valid && before == 0) counts[b] = prior + unsigned(__popc(peers));
+      __syncwarp();  // this key's counts are written before the next key's are read
+      slot[k] |= (prior + before) << 8;
+    }
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+      if (tile_place<T>(k) < tile_n) slot[k] |= atomicAdd(&counts[slot[k]], 1u) << 8;
     }
   }
   __syncthreads();
-  if (warp == 0) {
-    unsigned counts[per_lane], sum = 0;
+  // Each row's counts become the places of its first keys of each bucket.
+  const unsigned scan_bucket = threadIdx.x / threads_per_bucket;
+  const unsigned first_warp = threadIdx.x % threads_per_bucket * per_lane;
+  if (stable) {
+    unsigned mine[per_lane], sum = 0;
 #pragma unroll
-    for (unsigned k = 0; k < per_lane; ++k) {
-      counts[k] = s.histogram[lane * per_lane + k];
-      sum += counts[k];
+    for (unsigned i = 0; i < per_lane; ++i) {
+      mine[i] = s.warp_counts[first_warp + i][scan_bucket];
+      sum += mine[i];
+    }
+    unsigned warp_total;
+    unsigned place = warp_exclusive_scan(sum, warp_total);
+    if (lane == 0) s.warp_sums[warp] = warp_total;
+    unsigned bucket_keys = sum;
+#pragma unroll
+    for (unsigned d = 1; d < threads_per_bucket; d *= 2)
+      bucket_keys += __shfl_xor_sync(~0u, bucket_keys, d);
+    __syncthreads();
+    for (unsigned w = 0; w < warp; ++w)
+      place += s.warp_sums[w];
+    if (threadIdx.x % threads_per_bucket == 0) {
+      s.shift[scan_bucket] = s.next[scan_bucket] - place;  // modulo 2^64
+      s.next[scan_bucket] += bucket_keys;
+    }
+#pragma unroll
+    for (unsigned i = 0; i < per_lane; ++i) {
+      s.warp_counts[first_warp + i][scan_bucket] = place;
+      place += mine[i];
+    }
+  } else if (warp == 0) {  // lane l: buckets l * per_lane ...
+    unsigned mine[per_lane], sum = 0;
+#pragma unroll
+    for (unsigned i = 0; i < per_lane; ++i) {
+      mine[i] = counts[lane * per_lane + i];
+      sum += mine[i];
     }
     unsigned total;
-    unsigned start = warp_exclusive_scan(sum, total);
+    unsigned place = warp_exclusive_scan(sum, total);
 #pragma unroll
-    for (unsigned k = 0; k < per_lane; ++k) {
-      const unsigned b = lane * per_lane + k;
-      s.tile_start[b] = start;
-      s.shift[b] = next[k] - start;  // modulo 2^64
-      next[k] += counts[k];
-      start += counts[k];
-      s.histogram[b] = 0;  // for the next tile: its atomics come after two more barriers
+    for (unsigned i = 0; i < per_lane; ++i) {
+      const unsigned b = lane * per_lane + i;
+      counts[b] = place;
+      s.shift[b] = s.next[b] - place;  // modulo 2^64
+      s.next[b] += mine[i];
+      place += mine[i];
     }
   }
   __syncthreads();
 #pragma unroll
   for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-    if (k * T::block_threads + threadIdx.x < tile_n) {
-      const unsigned b = slot[k] & 0xffu, at = s.tile_start[b] + (slot[k] >> 8);
+    if (tile_place<T>(k) < tile_n) {
+      const unsigned b = slot[k] & 0xffu, at = counts[b] + (slot[k] >> 8);
       staged[at] = keys[k];
       staged_bucket[at] = static_cast<unsigned char>(b);
     }
   }
   __syncthreads();
+  // The counts zero for the next tile, which ranks after the barrier at the end.
+  if (stable) {
+#pragma unroll
+    for (unsigned i = 0; i < per_lane; ++i)
+      s.warp_counts[first_warp + i][scan_bucket] = 0;
+  } else if (warp == 0) {
+#pragma unroll
+    for (unsigned i = 0; i < per_lane; ++i)
+      counts[lane * per_lane + i] = 0;
+  }
 #pragma unroll
   for (unsigned k = 0; k < T::keys_per_thread; ++k) {
     const unsigned at = k * T::block_threads + threadIdx.x;
     if (at < tile_n) out[s.shift[staged_bucket[at]] + at] = staged[at];
   }
   __syncthreads();  // the staged tile is read before the next one overwrites it
+}
+
+//! Zeroes a scatter_state's counts (the whole block; the caller synchronises before the first
+//! scatter_tile).
+template <class Tuning, class Key>
+__device__ void clear_counts(scatter_state<Tuning, Key>& s) {
+  for (unsigned i = threadIdx.x; i < scatter_state<Tuning, Key>::warps * Tuning::buckets;
+       i += Tuning::block_threads)
+    s.warp_counts[i / Tuning::buckets][i % Tuning::buckets] = 0;
 }
 
 //! count_kernel's blocks an SM must hold: Tuning::count_min_blocks on sm_90 (its SMs hold 2048
@@ -435,9 +547,10 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
     histogram[b] = 0;
   const bool any_equal = split.load(splitters, equal);
-  for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
-    count_tile<T>(keys, tile_n, split, any_equal, histogram, less);
-  });
+  for_each_range_tile<false>(in, ranges,
+                             [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
+                               count_tile<T>(keys, tile_n, split, any_equal, histogram, less);
+                             });
   __syncthreads();
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads) {
     counts[index_t{b} * ranges.blocks + blockIdx.x] = histogram[b];
@@ -513,25 +626,18 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
     scatter_kernel(split_input<Key, IO> in, Key* out,
                    block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
                    const word_t<Key>* splitters, const unsigned* equal, const index_t* offsets,
-                   Less less) {
+                   bool stable, Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
-  constexpr unsigned per_lane = T::buckets / 32;
   __shared__ scatter_state<T, Key> state;
   __shared__ Key staged[T::tile_keys];
   __shared__ unsigned char staged_bucket[T::tile_keys];
   wait_for_previous_pass();
+  clear_counts(state);
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
-    state.histogram[b] = 0;
-  // Warp 0's lanes keep the running output indices of per_lane consecutive buckets each.
-  index_t next[per_lane]{};
-  if (threadIdx.x < 32) {
-#pragma unroll
-    for (unsigned k = 0; k < per_lane; ++k)
-      next[k] = offsets[index_t{threadIdx.x * per_lane + k} * ranges.blocks + blockIdx.x];
-  }
-  const bool any_equal = state.split.load(splitters, equal);
-  for_each_range_tile(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
-    scatter_tile<T>(keys, tile_n, state, any_equal, next, staged, staged_bucket, out, less);
+    state.next[b] = offsets[index_t{b} * ranges.blocks + blockIdx.x];
+  const bool any_equal = state.split.load(splitters, equal);  // synchronises
+  for_each_range_tile<true>(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
+    scatter_tile<T>(keys, tile_n, state, any_equal, stable, staged, staged_bucket, out, less);
   });
 }
 
@@ -540,10 +646,11 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
 //! bits as in, and the table to `memory` (split_memory::bytes(n, sizeof(Key), tile_log2) bytes,
 //! 16-byte aligned; split_memory::carve(...).table() reads it). Four launches chained on
 //! `stream`; nothing is allocated or waited for on the host. With a record_io (Key: its words),
-//! `in` is not read: the records' words are made from the caller's arrays.
+//! `in` is not read: the records' words are made from the caller's arrays. `stable`: each bucket
+//! keeps its keys in their input order (stable_split).
 template <class Key, class Less, class IO = keys_only>
-void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned tile_log2, Less less,
-                  cudaStream_t stream, IO io = {}) {
+void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned tile_log2,
+                  bool stable, Less less, cudaStream_t stream, IO io = {}) {
   const split_input<Key, IO> in{keys, io};
   using T = tuning::sample_split<sizeof(Key)>;
   using W = word_t<Key>;
@@ -563,7 +670,7 @@ void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned t
   launch_chained(scatter_kernel<Key, Less, IO>, ranges.blocks, T::block_threads, 0, stream,
                  "sample_split scatter_kernel launch", in, out, ranges,
                  static_cast<const W*>(splitters), static_cast<const unsigned*>(m.equal),
-                 static_cast<const index_t*>(m.counts), less);
+                 static_cast<const index_t*>(m.counts), stable, less);
 }
 
 }  // namespace bitonic::kernels::sample_split

@@ -6,8 +6,9 @@
 // bucket: none), all keys in equality buckets where at most three distinct values fill a large
 // input, and on uniform keys the largest bucket within 1.5x the mean. Sizes from one key to
 // blocks of several tiles; uniform, sorted, reverse, equal, three and eight distinct values, and
-// NaNs of both signs, infinities and signed zeros (extremes for integers). Also replayed from a
-// CUDA graph.
+// NaNs of both signs, infinities and signed zeros (extremes for integers). Ascending splits are
+// stable (each bucket holds its keys in their input order), descending ones not (the scatter's
+// two rankings). Also replayed from a CUDA graph.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common_test.hpp"
@@ -124,13 +126,19 @@ struct split_buffers {
                    : kernels::bucket_table::max_tiles(n, buckets(), tile_log2);
   }
 
+  //! Stable (scatter_tile's ranking by ballots) in ascending order, unstable (by atomics) in
+  //! descending order, so that the matrix covers both.
+  template <class Less>
+  static constexpr bool stable = std::is_same_v<Less, ascending_less>;
+
   template <class Less>
   void launch(cudaStream_t stream) {
     split::launch_split(static_cast<const Key*>(in.get()), out.get(), index_t{n}, memory.get(),
-                        tile_log2, Less{}, stream);
+                        tile_log2, stable<Less>, Less{}, stream);
     if (refined) {
       kernels::sample_refine::launch_refine(static_cast<const Key*>(out.get()), sub.get(),
-                                            index_t{n}, memory.get(), tile_log2, Less{}, stream);
+                                            index_t{n}, memory.get(), tile_log2, stable<Less>,
+                                            Less{}, stream);
     }
   }
 
@@ -168,7 +176,7 @@ bool words_less(Key a, Key b) {
 //! returns the largest bucket over the mean.
 template <class Key, class Less>
 double expect_split_result(const std::vector<Key>& input, const split_result<Key>& r,
-                           unsigned tile_log2, unsigned buckets, index_t tiles,
+                           unsigned tile_log2, unsigned buckets, index_t tiles, bool stable,
                            const std::string& what) {
   const std::size_t n = input.size();
   EXPECT_EQ(std::memcmp(r.in.data(), input.data(), n * sizeof(Key)), 0)
@@ -241,6 +249,35 @@ double expect_split_result(const std::vector<Key>& input, const split_result<Key
     previous_greatest = *std::max_element(first, last, before);
     have_previous = true;
   }
+
+  // Stability: each bucket holds its keys in their input order (compact_record_tile.cuh relies on
+  // it for records' positions). A word's keys all go to one bucket, found here from the output.
+  if (!stable) return double(largest) / (double(n) / buckets);
+  using W = typename ordered_word<Key>::type;
+  std::vector<std::pair<W, unsigned>> bucket_of_word;
+  bucket_of_word.reserve(n);
+  for (unsigned b = 0; b < buckets; ++b) {
+    for (index_t at = r.key_begin[b]; at < r.key_begin[b + 1]; ++at)
+      bucket_of_word.emplace_back(ordered_word<Key>::encode(r.out[at]), b);
+  }
+  std::sort(bucket_of_word.begin(), bucket_of_word.end());
+  std::vector<index_t> next(r.key_begin.begin(), r.key_begin.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const W w = ordered_word<Key>::encode(input[i]);
+    const auto found = std::lower_bound(bucket_of_word.begin(), bucket_of_word.end(),
+                                        std::pair<W, unsigned>{w, 0});
+    if (found == bucket_of_word.end() || found->first != w) {
+      ADD_FAILURE() << what << ": input key " << i << " in no bucket";
+      break;
+    }
+    const unsigned b = found->second;
+    const index_t at = next[b]++;
+    if (std::memcmp(&r.out[at], &input[i], sizeof(Key)) != 0) {
+      ADD_FAILURE() << what << ": not stable: place " << at - r.key_begin[b] << " of bucket " << b
+                    << " holds another key than input key " << i << ", the bucket's next";
+      break;
+    }
+  }
   return double(largest) / (double(n) / buckets);
 }
 
@@ -272,9 +309,9 @@ split_outcome split_and_check(std::size_t n, input i, bool refined = false) {
   buffers.template launch<Less>(cudaStream_t{});
   BITONIC_CUDA_CHECK(cudaGetLastError());
   const split_result<Key> r = buffers.download(cudaStream_t{});
-  const double ratio =
-      expect_split_result<Key, Less>(keys, r, buffers.tile_log2, buffers.buckets(), buffers.tiles(),
-                                     describe<Key, Less>(n, i, seed, refined));
+  const double ratio = expect_split_result<Key, Less>(
+      keys, r, buffers.tile_log2, buffers.buckets(), buffers.tiles(),
+      split_buffers<Key>::template stable<Less>, describe<Key, Less>(n, i, seed, refined));
   const auto merged = std::size_t(
       std::count_if(r.merges.begin(), r.merges.end(), [](unsigned m) { return m != 0; }));
   return {ratio, r.most_merges.front(), merged};
@@ -440,6 +477,7 @@ TEST(SampleSplit, CapturedInGraph) {
     BITONIC_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
     expect_split_result<Key, descending_less>(
         keys, buffers.download(stream.get()), buffers.tile_log2, buffers.buckets(), buffers.tiles(),
+        false,
         describe<Key, descending_less>(n, input::special, seed, true) + " replay " +
             std::to_string(replay));
   }
