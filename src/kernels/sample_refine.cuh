@@ -19,7 +19,7 @@
 // - table_kernel: a block a bucket lays its sub-buckets out on tiles of positions (tile_begin,
 //   tile_bucket).
 // - scatter_kernel: a block a tile of the split's table writes its keys sub-bucket by sub-bucket
-//   (sample_split::scatter_tile, stable), a chunk of tile_keys at a time.
+//   (sample_split::scatter_tile, stable where asked), a chunk of tile_keys at a time.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -68,15 +68,6 @@ __device__ void for_each_split_tile(const Key* keys, const split_memory& s, cons
                                     Equal equal, Begin begin, Run run, End end) {
   using W = word_t<Key>;
   const sample_split::split_input<Key, keys_only> in{keys};
-  // While the first chunk of tile t is worked on, the L2 fetches the rest of it and the next
-  // tile's keys (one tile ahead: a first-pass tile is at most 64 KiB).
-  const auto prefetch_next = [&](index_t t, const split_tile& tile) {
-    if (tile.keys > T::tile_keys) in.prefetch(tile.first + T::tile_keys, tile.keys - T::tile_keys);
-    if (t + gridDim.x < s.tiles) {
-      const split_tile next = split_tile::of(s, t + gridDim.x);
-      if (next.keys != 0) in.prefetch(next.first, next.keys);
-    }
-  };
   for (index_t t = blockIdx.x; t < s.tiles; t += gridDim.x) {
     const split_tile tile = split_tile::of(s, t);
     if (tile.keys == 0) continue;
@@ -92,7 +83,6 @@ __device__ void for_each_split_tile(const Key* keys, const split_memory& s, cons
       const unsigned chunk = tile.keys - done < T::tile_keys ? tile.keys - done : T::tile_keys;
       Key chunk_keys[T::keys_per_thread];
       sample_split::load_tile<T>(chunk_keys, in, tile.first + done, chunk);
-      if (done == 0) prefetch_next(t, tile);
       run(chunk_keys, chunk, any_equal);
     }
     end(t);

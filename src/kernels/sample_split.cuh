@@ -15,8 +15,9 @@
 // - scan_kernel: a block a bucket turns the bucket's counts into each block's first output index
 //   and writes the bucket's entries of the table.
 // - scatter_kernel: one read and one write of the keys; each block ranks a tile's keys by bucket
-//   (a stable counting sort in shared memory: warps rank their keys by ballots) and writes each
-//   bucket's run of the tile coalesced, so that every bucket holds its keys in input order.
+//   (a counting sort in shared memory; stable where asked: warps rank their keys by ballots, so
+//   that every bucket holds its keys in input order) and writes each bucket's run of the tile
+//   coalesced.
 // At 2^27 keys this replaces 6 merge passes: 13 merge stages past a tile become 7 over buckets of
 // ~2^20 keys (docs/PERFORMANCE.md log 57, with the probes before it); sample_refine.cuh cuts the
 // buckets again, into sub-buckets of about a tile, for the larger arrays (log 69). The count and
@@ -150,13 +151,12 @@ struct split_input {
   __device__ void prefetch(index_t first, unsigned count) const {
     if constexpr (is_record_io_v<IO>) {
       prefetch_l2(io.keys_in + first, std::size_t{count} * sizeof(*io.keys_in));
-      if (io.values_in != nullptr) {
-        constexpr std::size_t value_bytes =
-            std::is_same_v<IO, record_io> ? sizeof(std::uint32_t) : 0;  // 0: io.value_bytes
-        const std::size_t bytes = value_bytes != 0 ? value_bytes : io.value_bytes;
-        prefetch_l2(static_cast<const unsigned char*>(static_cast<const void*>(io.values_in)) +
-                        first * bytes,
-                    count * bytes);
+      if (io.values_in == nullptr) return;
+      if constexpr (std::is_same_v<IO, record_io>) {  // 4-byte values
+        prefetch_l2(io.values_in + first, std::size_t{count} * sizeof(*io.values_in));
+      } else {  // wide_record_io: io.value_bytes each
+        prefetch_l2(static_cast<const unsigned char*>(io.values_in) + first * io.value_bytes,
+                    std::size_t{count} * io.value_bytes);
       }
     } else {
       prefetch_l2(keys + first, std::size_t{count} * sizeof(Key));
@@ -370,8 +370,8 @@ __device__ __forceinline__ void count_tile(const Key (&keys)[Tuning::keys_per_th
 //! What a block that scatters tiles keeps in shared memory beside the staged tile: the
 //! splitters; for each warp and bucket (row 0 the block's where the scatter is not stable), the
 //! warp's keys of the bucket so far in the tile, then their first place in the staged tile (zero
-//! between tiles); for each bucket, its running output
-//! index and that index minus the bucket's first place in the staged tile; the scan's warp sums.
+//! between tiles); for each bucket, its running output index and that index minus the bucket's
+//! first place in the staged tile; the scan's warp sums.
 template <class Tuning, class Key>
 struct scatter_state {
   static constexpr unsigned warps = Tuning::block_threads / 32;
