@@ -175,15 +175,16 @@ void run_library_pass(const plan::plan& p, const plan::pass& ps, Key* at, Key* t
     }
     case plan::pass_kind::split_buckets:  // never blocked: tiles_in to the scratch (to)
       if constexpr (splits_keys_v<Less>) {
-        kernels::sample_split::launch_split<Key>(tiles_in, to, index_t{count}, split_memory,
-                                                 tile_log2, kernels::stable_split(io), less, stream,
-                                                 io);
-        // and where refined, the sub-buckets back to the keys (at)
-        if (p.refined) {
-          kernels::sample_refine::launch_refine<Key>(to, at, index_t{count}, split_memory,
-                                                     tile_log2, kernels::stable_split(io), less,
-                                                     stream);
-        }
+        kernels::with_stable_split(io, [&](auto stable_split) {
+          constexpr bool stable = decltype(stable_split)::value;
+          kernels::sample_split::launch_split<stable, Key>(
+              tiles_in, to, index_t{count}, split_memory, tile_log2, less, stream, io);
+          // and where refined, the sub-buckets back to the keys (at)
+          if (p.refined) {
+            kernels::sample_refine::launch_refine<stable, Key>(to, at, index_t{count}, split_memory,
+                                                               tile_log2, less, stream);
+          }
+        });
       } else {
         throw error("bitonic: internal error: a split of positions compared through keys");
       }

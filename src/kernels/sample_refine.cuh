@@ -61,8 +61,8 @@ struct split_tile {
 //! holds keys: equal(t, tile) for a tile of an equality bucket (whose keys all go to its
 //! sub-bucket 0 unread), else begin(t, tile), then (its bucket's splitters loaded into `split`,
 //! which synchronises the block) run(chunk_keys, chunk_n, any_equal) for each chunk of the tile's
-//! keys (sample_split::load_tile's), then end(t). The whole block calls it.
-template <class T, class Key, class Equal, class Begin, class Run, class End>
+//! keys (sample_split::load_tile<WarpMajor>'s), then end(t). The whole block calls it.
+template <class T, bool WarpMajor, class Key, class Equal, class Begin, class Run, class End>
 __device__ void for_each_split_tile(const Key* keys, const split_memory& s, const refine_memory& r,
                                     sample_split::shared_splitters<T, word_t<Key>>& split,
                                     Equal equal, Begin begin, Run run, End end) {
@@ -82,7 +82,7 @@ __device__ void for_each_split_tile(const Key* keys, const split_memory& s, cons
     for (unsigned done = 0; done < tile.keys; done += T::tile_keys) {
       const unsigned chunk = tile.keys - done < T::tile_keys ? tile.keys - done : T::tile_keys;
       Key chunk_keys[T::keys_per_thread];
-      sample_split::load_tile<T>(chunk_keys, in, tile.first + done, chunk);
+      sample_split::load_tile<T, WarpMajor>(chunk_keys, in, tile.first + done, chunk);
       run(chunk_keys, chunk, any_equal);
     }
     end(t);
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
   __shared__ sample_split::shared_splitters<T, W> split;
   __shared__ unsigned histogram[T::buckets];
   wait_for_previous_pass();
-  for_each_split_tile<T>(
+  for_each_split_tile<T, false>(
       keys, s, r, split,
       [&](index_t t, const split_tile& tile) {
         for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
@@ -286,19 +286,18 @@ __global__ void __launch_bounds__(T::buckets) table_kernel(refine_memory r) {
 //! Block t of the grid (grid-stride): the keys of the split's tile t to `out`, each sub-bucket's
 //! from the output index the scan gave (t, sub-bucket), a chunk at a time staged in dynamic shared
 //! memory (tuning::sample_refine::staged_bytes).
-template <class Key, class Less>
+template <bool Stable, class Key, class Less>
 __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_threads,
                                   tuning::sample_refine<sizeof(Key)>::scatter_min_blocks)
-    scatter_kernel(const Key* keys, Key* out, split_memory s, refine_memory r, bool stable,
-                   Less less) {
+    scatter_kernel(const Key* keys, Key* out, split_memory s, refine_memory r, Less less) {
   using T = tuning::sample_refine<sizeof(Key)>;
-  __shared__ sample_split::scatter_state<T, Key> state;
+  __shared__ sample_split::scatter_state<T, Key, Stable> state;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Key* const staged = reinterpret_cast<Key*>(smem_bytes);
   unsigned char* const staged_bucket = smem_bytes + std::size_t{T::tile_keys} * sizeof(Key);
   wait_for_previous_pass();
   sample_split::clear_counts(state);  // the first tile's splitters load synchronises
-  for_each_split_tile<T>(
+  for_each_split_tile<T, Stable>(
       keys, s, r, state.split,
       [&](index_t t, const split_tile& tile) {  // a copy to sub-bucket 0's place
         Key* const to = out + s.key_begin[tile.bucket] + r.counts[t * T::buckets];
@@ -311,8 +310,8 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
           state.next[j] = s.key_begin[tile.bucket] + r.counts[t * T::buckets + j];
       },
       [&](const Key(&chunk_keys)[T::keys_per_thread], unsigned chunk, bool any_equal) {
-        sample_split::scatter_tile<T>(chunk_keys, chunk, state, any_equal, stable, staged,
-                                      staged_bucket, out, less);
+        sample_split::scatter_tile<Stable, T>(chunk_keys, chunk, state, any_equal, staged,
+                                              staged_bucket, out, less);
       },
       [](index_t) {});  // scatter_tile ends on a barrier
 }
@@ -322,11 +321,11 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
 //! to `out` (another buffer of n keys) sub-bucket by sub-bucket, the same bits, and the
 //! sub-buckets' table to the refine_memory behind the split's
 //! (refine_memory::carve_behind_split(memory, ...).table() reads it). Five launches chained on
-//! `stream`. `stable`: each sub-bucket keeps its keys in the order the split left them
+//! `stream`. Stable: each sub-bucket keeps its keys in the order the split left them
 //! (stable_split).
-template <class Key, class Less>
+template <bool Stable, class Key, class Less>
 void launch_refine(const Key* split_keys, Key* out, index_t n, void* memory, unsigned tile_log2,
-                   bool stable, Less less, cudaStream_t stream) {
+                   Less less, cudaStream_t stream) {
   using T = tuning::sample_refine<sizeof(Key)>;
   if (n >= (index_t{1} << 32)) {
     throw error("bitonic: internal error: a refined split of 2^32 keys or more");
@@ -346,10 +345,10 @@ void launch_refine(const Key* split_keys, Key* out, index_t n, void* memory, uns
                  "sample_refine scan_kernel launch", s, r, n);
   launch_chained(table_kernel<T>, s.buckets, T::buckets, 0, stream,
                  "sample_refine table_kernel launch", r);
-  allow_dynamic_shared_memory<scatter_kernel<Key, Less>>(
+  allow_dynamic_shared_memory<scatter_kernel<Stable, Key, Less>>(
       T::staged_bytes, "cudaFuncSetAttribute(sample_refine scatter_kernel shared memory)");
-  launch_chained(scatter_kernel<Key, Less>, tile_blocks, T::block_threads, T::staged_bytes, stream,
-                 "sample_refine scatter_kernel launch", split_keys, out, s, r, stable, less);
+  launch_chained(scatter_kernel<Stable, Key, Less>, tile_blocks, T::block_threads, T::staged_bytes,
+                 stream, "sample_refine scatter_kernel launch", split_keys, out, s, r, less);
 }
 
 }  // namespace bitonic::kernels::sample_refine

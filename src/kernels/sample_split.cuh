@@ -164,32 +164,41 @@ struct split_input {
   }
 };
 
-//! The place in its tile of a thread's key k (load_tile): warp w holds places [w * 32 * K,
-//! (w + 1) * 32 * K), its key k at w * 32 * K + 32 * k + lane. A warp's keys are then consecutive
-//! places in the order it ranks them (scatter_tile: what makes the scatter stable), and each of
-//! its loads reads 32 consecutive keys.
-template <class Tuning>
+//! The place in its tile of a thread's key k (load_tile). WarpMajor: warp w holds places
+//! [w * 32 * K, (w + 1) * 32 * K), its key k at w * 32 * K + 32 * k + lane, so that a warp's keys
+//! are consecutive places in the order it ranks them (what makes scatter_tile stable). Else
+//! block-strided, key k at k * block_threads + thread: each load of the block reads block_threads
+//! consecutive keys, which the count and the unstable scatter read faster (log 86). Each load of
+//! a warp reads 32 consecutive keys either way.
+template <class Tuning, bool WarpMajor>
+inline constexpr unsigned tile_stride = WarpMajor ? 32 : Tuning::block_threads;
+template <class Tuning, bool WarpMajor>
 __device__ __forceinline__ unsigned tile_place(unsigned k) {
-  return threadIdx.x / 32 * (32 * Tuning::keys_per_thread) + 32 * k + threadIdx.x % 32;
+  const unsigned first = WarpMajor
+                             ? threadIdx.x / 32 * (32 * Tuning::keys_per_thread) + threadIdx.x % 32
+                             : threadIdx.x;
+  return first + tile_stride<Tuning, WarpMajor> * k;
 }
 
 //! Loads a tile's keys from in[base, base + tile_n), a thread's key k from base + tile_place(k),
 //! every address an immediate offset of one pointer; keys past tile_n are left alone.
-template <class Tuning, class Key, class IO>
+template <class Tuning, bool WarpMajor, class Key, class IO>
 __device__ __forceinline__ void load_tile(Key (&keys)[Tuning::keys_per_thread],
                                           const split_input<Key, IO>& in, index_t base,
                                           unsigned tile_n) {
-  const index_t at = base + tile_place<Tuning>(0);
+  const index_t at = base + tile_place<Tuning, WarpMajor>(0);
 #pragma unroll
   for (unsigned k = 0; k < Tuning::keys_per_thread; ++k) {
-    if (tile_place<Tuning>(k) < tile_n) keys[k] = in[at + 32 * k];
+    if (tile_place<Tuning, WarpMajor>(k) < tile_n)
+      keys[k] = in[at + tile_stride<Tuning, WarpMajor> * k];
   }
 }
 
 //! Calls run(keys, tile_n) for every tile of this block's range of `ranges` in turn, its tile_n
-//! keys loaded by load_tile; where Prefetch, the next tile is prefetched to the L2 while run works
-//! on this one (the scatter; the count, at 32 registers, spilled and lost time: log 85).
-template <bool Prefetch, class Tuning, class Key, class IO, class Run>
+//! keys loaded by load_tile<WarpMajor>; where Prefetch, the next tile is prefetched to the L2
+//! while run works on this one (the scatter; the count, at 32 registers, spilled and lost time:
+//! log 85).
+template <bool Prefetch, bool WarpMajor, class Tuning, class Key, class IO, class Run>
 __device__ void for_each_range_tile(const split_input<Key, IO>& in, block_ranges<Tuning> ranges,
                                     Run run) {
   const index_t end = ranges.begin(blockIdx.x + 1);
@@ -198,7 +207,7 @@ __device__ void for_each_range_tile(const split_input<Key, IO>& in, block_ranges
   };
   for (index_t base = ranges.begin(blockIdx.x); base < end; base += Tuning::tile_keys) {
     Key keys[Tuning::keys_per_thread];
-    load_tile<Tuning>(keys, in, base, tile_at(base));
+    load_tile<Tuning, WarpMajor>(keys, in, base, tile_at(base));
     if (Prefetch && end - base > Tuning::tile_keys)
       in.prefetch(base + Tuning::tile_keys, tile_at(base + Tuning::tile_keys));
     run(keys, tile_at(base));
@@ -354,7 +363,7 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::sample_thre
       less);
 }
 
-//! Adds a tile's tile_n keys (load_tile's) to `histogram`, a bucket each (shared atomics).
+//! Adds a tile's tile_n keys (load_tile<false>'s) to `histogram`, a bucket each (shared atomics).
 template <class Tuning, class Key, class Less>
 __device__ __forceinline__ void count_tile(const Key (&keys)[Tuning::keys_per_thread],
                                            unsigned tile_n,
@@ -362,40 +371,42 @@ __device__ __forceinline__ void count_tile(const Key (&keys)[Tuning::keys_per_th
                                            bool any_equal, unsigned* histogram, Less less) {
 #pragma unroll
   for (unsigned k = 0; k < Tuning::keys_per_thread; ++k) {
-    if (tile_place<Tuning>(k) < tile_n)
+    if (tile_place<Tuning, false>(k) < tile_n)
       atomicAdd(&histogram[split.bucket_of(word_of<Key>(keys[k]), any_equal, less)], 1u);
   }
 }
 
 //! What a block that scatters tiles keeps in shared memory beside the staged tile: the
-//! splitters; for each warp and bucket (row 0 the block's where the scatter is not stable), the
-//! warp's keys of the bucket so far in the tile, then their first place in the staged tile (zero
-//! between tiles); for each bucket, its running output index and that index minus the bucket's
-//! first place in the staged tile; the scan's warp sums.
-template <class Tuning, class Key>
+//! splitters; for each row and bucket (a row a warp where the scatter is Stable, else one for the
+//! block), the row's keys of the bucket so far in the tile, then their first place in the staged
+//! tile (zero between tiles); for each bucket, its running output index and that index minus the
+//! bucket's first place in the staged tile; the scan's warp sums.
+template <class Tuning, class Key, bool Stable>
 struct scatter_state {
   static constexpr unsigned warps = Tuning::block_threads / 32;
+  static constexpr unsigned rows = Stable ? warps : 1;
   shared_splitters<Tuning, word_t<Key>> split;
-  unsigned warp_counts[warps][Tuning::buckets];
+  unsigned warp_counts[rows][Tuning::buckets];
   index_t next[Tuning::buckets];
   index_t shift[Tuning::buckets];
   unsigned warp_sums[warps];
 };
 
-//! Writes a tile's tile_n keys (load_tile's) to out, each bucket's from the bucket's running
-//! output index s.next[b] on (advanced past the tile): each key ranked within its bucket, a scan
-//! of the counts giving each bucket's first place in `staged`, where the tile is laid out bucket
-//! by bucket (a counting sort), then copied out with consecutive threads on consecutive places, so
-//! that a bucket's run is written coalesced. Two rankings (`stable`, the same for the whole block:
-//! stable_split): shared atomics on one row of counts for the block, which warp 0 scans (the
-//! faster); or, stable, each warp ranks its keys in order, key k after key k - 1, by ballots (the
-//! lanes of one bucket: one ballot a bit of it) in a row of its own, and the whole block scans the
-//! rows bucket by bucket and warp by warp, so that each bucket keeps its keys in input order. The
-//! whole block calls it.
-template <class Tuning, class Key, class Less>
+//! Writes a tile's tile_n keys (load_tile<Stable>'s) to out, each bucket's from the bucket's
+//! running output index s.next[b] on (advanced past the tile): each key ranked within its bucket, a
+//! scan of the counts giving each bucket's first place in `staged`, where the tile is laid out
+//! bucket by bucket (a counting sort), then copied out with consecutive threads on consecutive
+//! places, so that a bucket's run is written coalesced. Two rankings: shared atomics on one row of
+//! counts for the block, which warp 0 scans (the faster); or, Stable, each warp ranks its keys in
+//! order, key k after key k - 1, by ballots (the lanes of one bucket: one ballot a bit of it) in a
+//! row of its own, and the whole block scans the rows bucket by bucket and warp by warp, so that
+//! each bucket keeps its keys in input order. Two instantiations rather than a runtime flag, so
+//! that the unstable one keeps one row of counts and block-strided tiles (tile_place: the faster
+//! loads, log 86). The whole block calls it.
+template <bool Stable, class Tuning, class Key, class Less>
 __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_thread],
-                                             unsigned tile_n, scatter_state<Tuning, Key>& s,
-                                             bool any_equal, bool stable, Key* staged,
+                                             unsigned tile_n, scatter_state<Tuning, Key, Stable>& s,
+                                             bool any_equal, Key* staged,
                                              unsigned char* staged_bucket, Key* out, Less less) {
   using T = Tuning;
   constexpr unsigned warps = T::block_threads / 32, per_lane = T::buckets / 32;
@@ -405,17 +416,18 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
   static_assert(warps % per_lane == 0 && threads_per_bucket <= 32,
                 "a bucket's counts are whole threads' of one warp");
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned* const counts = s.warp_counts[stable ? warp : 0];
+  unsigned* const counts = s.warp_counts[Stable ? warp : 0];
   // Every key's bucket first, so that the descents' shared loads overlap.
   unsigned slot[T::keys_per_thread];  // the bucket, then | rank in its row's keys of it << 8
 #pragma unroll
   for (unsigned k = 0; k < T::keys_per_thread; ++k)
-    slot[k] =
-        tile_place<T>(k) < tile_n ? s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less) : 0;
-  if (stable) {
+    slot[k] = tile_place<T, Stable>(k) < tile_n
+                  ? s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less)
+                  : 0;
+  if constexpr (Stable) {
 #pragma unroll
     for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      const bool valid = tile_place<T>(k) < tile_n;
+      const bool valid = tile_place<T, Stable>(k) < tile_n;
       const unsigned b = slot[k];
       unsigned peers = __ballot_sync(~0u, valid);  // then: the valid lanes of bucket b
 #pragma unroll
@@ -433,14 +445,14 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
   } else {
 #pragma unroll
     for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      if (tile_place<T>(k) < tile_n) slot[k] |= atomicAdd(&counts[slot[k]], 1u) << 8;
+      if (tile_place<T, Stable>(k) < tile_n) slot[k] |= atomicAdd(&counts[slot[k]], 1u) << 8;
     }
   }
   __syncthreads();
   // Each row's counts become the places of its first keys of each bucket.
   const unsigned scan_bucket = threadIdx.x / threads_per_bucket;
   const unsigned first_warp = threadIdx.x % threads_per_bucket * per_lane;
-  if (stable) {
+  if constexpr (Stable) {
     unsigned mine[per_lane], sum = 0;
 #pragma unroll
     for (unsigned i = 0; i < per_lane; ++i) {
@@ -487,7 +499,7 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
   __syncthreads();
 #pragma unroll
   for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-    if (tile_place<T>(k) < tile_n) {
+    if (tile_place<T, Stable>(k) < tile_n) {
       const unsigned b = slot[k] & 0xffu, at = counts[b] + (slot[k] >> 8);
       staged[at] = keys[k];
       staged_bucket[at] = static_cast<unsigned char>(b);
@@ -495,7 +507,7 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
   }
   __syncthreads();
   // The counts zero for the next tile, which ranks after the barrier at the end.
-  if (stable) {
+  if constexpr (Stable) {
 #pragma unroll
     for (unsigned i = 0; i < per_lane; ++i)
       s.warp_counts[first_warp + i][scan_bucket] = 0;
@@ -514,10 +526,9 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
 
 //! Zeroes a scatter_state's counts (the whole block; the caller synchronises before the first
 //! scatter_tile).
-template <class Tuning, class Key>
-__device__ void clear_counts(scatter_state<Tuning, Key>& s) {
-  for (unsigned i = threadIdx.x; i < scatter_state<Tuning, Key>::warps * Tuning::buckets;
-       i += Tuning::block_threads)
+template <class Tuning, class Key, bool Stable>
+__device__ void clear_counts(scatter_state<Tuning, Key, Stable>& s) {
+  for (unsigned i = threadIdx.x; i < s.rows * Tuning::buckets; i += Tuning::block_threads)
     s.warp_counts[i / Tuning::buckets][i % Tuning::buckets] = 0;
 }
 
@@ -547,10 +558,10 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
     histogram[b] = 0;
   const bool any_equal = split.load(splitters, equal);
-  for_each_range_tile<false>(in, ranges,
-                             [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
-                               count_tile<T>(keys, tile_n, split, any_equal, histogram, less);
-                             });
+  for_each_range_tile<false, false>(
+      in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
+        count_tile<T>(keys, tile_n, split, any_equal, histogram, less);
+      });
   __syncthreads();
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads) {
     counts[index_t{b} * ranges.blocks + blockIdx.x] = histogram[b];
@@ -620,15 +631,15 @@ __global__ void __launch_bounds__(Tuning::scan_threads)
 
 //! Block g of the grid writes its range's keys to out, each bucket's at the output indices the
 //! scan gave (b, g), a tile at a time (scatter_tile).
-template <class Key, class Less, class IO>
+template <bool Stable, class Key, class Less, class IO>
 __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threads,
                                   tuning::sample_split<sizeof(Key)>::scatter_min_blocks)
     scatter_kernel(split_input<Key, IO> in, Key* out,
                    block_ranges<tuning::sample_split<sizeof(Key)>> ranges,
                    const word_t<Key>* splitters, const unsigned* equal, const index_t* offsets,
-                   bool stable, Less less) {
+                   Less less) {
   using T = tuning::sample_split<sizeof(Key)>;
-  __shared__ scatter_state<T, Key> state;
+  __shared__ scatter_state<T, Key, Stable> state;
   __shared__ Key staged[T::tile_keys];
   __shared__ unsigned char staged_bucket[T::tile_keys];
   wait_for_previous_pass();
@@ -636,9 +647,10 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
     state.next[b] = offsets[index_t{b} * ranges.blocks + blockIdx.x];
   const bool any_equal = state.split.load(splitters, equal);  // synchronises
-  for_each_range_tile<true>(in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
-    scatter_tile<T>(keys, tile_n, state, any_equal, stable, staged, staged_bucket, out, less);
-  });
+  for_each_range_tile<true, Stable>(
+      in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
+        scatter_tile<Stable, T>(keys, tile_n, state, any_equal, staged, staged_bucket, out, less);
+      });
 }
 
 //! Splits in[0, n) (n >= 1) into the buckets of tuning::sample_split<sizeof(Key)> under `less` on
@@ -646,11 +658,11 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
 //! bits as in, and the table to `memory` (split_memory::bytes(n, sizeof(Key), tile_log2) bytes,
 //! 16-byte aligned; split_memory::carve(...).table() reads it). Four launches chained on
 //! `stream`; nothing is allocated or waited for on the host. With a record_io (Key: its words),
-//! `in` is not read: the records' words are made from the caller's arrays. `stable`: each bucket
+//! `in` is not read: the records' words are made from the caller's arrays. Stable: each bucket
 //! keeps its keys in their input order (stable_split).
-template <class Key, class Less, class IO = keys_only>
-void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned tile_log2,
-                  bool stable, Less less, cudaStream_t stream, IO io = {}) {
+template <bool Stable, class Key, class Less, class IO = keys_only>
+void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned tile_log2, Less less,
+                  cudaStream_t stream, IO io = {}) {
   const split_input<Key, IO> in{keys, io};
   using T = tuning::sample_split<sizeof(Key)>;
   using W = word_t<Key>;
@@ -667,10 +679,10 @@ void launch_split(const Key* keys, Key* out, index_t n, void* memory, unsigned t
                  static_cast<const unsigned*>(m.equal), m.counts, m.lengths, less);
   launch_chained(scan_kernel<T>, T::buckets, T::scan_threads, 0, stream,
                  "sample_split scan_kernel launch", n, ranges.blocks, m);
-  launch_chained(scatter_kernel<Key, Less, IO>, ranges.blocks, T::block_threads, 0, stream,
+  launch_chained(scatter_kernel<Stable, Key, Less, IO>, ranges.blocks, T::block_threads, 0, stream,
                  "sample_split scatter_kernel launch", in, out, ranges,
                  static_cast<const W*>(splitters), static_cast<const unsigned*>(m.equal),
-                 static_cast<const index_t*>(m.counts), stable, less);
+                 static_cast<const index_t*>(m.counts), less);
 }
 
 }  // namespace bitonic::kernels::sample_split

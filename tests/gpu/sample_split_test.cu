@@ -133,12 +133,12 @@ struct split_buffers {
 
   template <class Less>
   void launch(cudaStream_t stream) {
-    split::launch_split(static_cast<const Key*>(in.get()), out.get(), index_t{n}, memory.get(),
-                        tile_log2, stable<Less>, Less{}, stream);
+    split::launch_split<stable<Less>>(static_cast<const Key*>(in.get()), out.get(), index_t{n},
+                                      memory.get(), tile_log2, Less{}, stream);
     if (refined) {
-      kernels::sample_refine::launch_refine(static_cast<const Key*>(out.get()), sub.get(),
-                                            index_t{n}, memory.get(), tile_log2, stable<Less>,
-                                            Less{}, stream);
+      kernels::sample_refine::launch_refine<stable<Less>>(static_cast<const Key*>(out.get()),
+                                                          sub.get(), index_t{n}, memory.get(),
+                                                          tile_log2, Less{}, stream);
     }
   }
 
