@@ -124,8 +124,8 @@ __host__ __device__ bool stable_split(const IO& io) {
   }
 }
 
-//! Calls launch(std::bool_constant<stable_split(io)>{}): the stable scatters are instantiated only
-//! for the IO that can ask for them.
+//! Calls launch(std::true_type{}) where stable_split(io), else launch(std::false_type{}), so that
+//! the stable scatters are instantiated only for the IO that can ask for them.
 template <class IO, class Launch>
 void with_stable_split(const IO& io, Launch launch) {
   if constexpr (std::is_same_v<IO, record_io>) {

@@ -164,14 +164,16 @@ struct split_input {
   }
 };
 
+//! The distance in a tile between a thread's keys k and k + 1 (tile_place).
+template <class Tuning, bool WarpMajor>
+inline constexpr unsigned tile_stride = WarpMajor ? 32 : Tuning::block_threads;
+
 //! The place in its tile of a thread's key k (load_tile). WarpMajor: warp w holds places
 //! [w * 32 * K, (w + 1) * 32 * K), its key k at w * 32 * K + 32 * k + lane, so that a warp's keys
 //! are consecutive places in the order it ranks them (what makes scatter_tile stable). Else
 //! block-strided, key k at k * block_threads + thread: each load of the block reads block_threads
 //! consecutive keys, which the count and the unstable scatter read faster (log 86). Each load of
 //! a warp reads 32 consecutive keys either way.
-template <class Tuning, bool WarpMajor>
-inline constexpr unsigned tile_stride = WarpMajor ? 32 : Tuning::block_threads;
 template <class Tuning, bool WarpMajor>
 __device__ __forceinline__ unsigned tile_place(unsigned k) {
   const unsigned first = WarpMajor
