@@ -59,13 +59,14 @@ struct split_tile {
 
 //! Calls, for every tile t of the split's table that this block owns (grid-stride) and that
 //! holds keys: equal(t, tile) for a tile of an equality bucket (whose keys all go to its
-//! sub-bucket 0 unread), else begin(t, tile), then (its bucket's splitters loaded into `split`,
-//! which synchronises the block) run(chunk_keys, chunk_n, any_equal) for each chunk of the tile's
-//! keys (sample_split::load_tile<WarpMajor>'s), then end(t). The whole block calls it.
-template <class T, bool WarpMajor, class Key, class Equal, class Begin, class Run, class End>
+//! sub-bucket 0 unread), else begin(t, tile), then (its bucket's splitters loaded into `split` for
+//! `less`, which synchronises the block) run(chunk_keys, chunk_n, any_equal) for each chunk of
+//! the tile's keys (sample_split::load_tile<WarpMajor>'s), then end(t). The whole block calls it.
+template <class T, bool WarpMajor, class Key, class Less, class Equal, class Begin, class Run,
+          class End>
 __device__ void for_each_split_tile(const Key* keys, const split_memory& s, const refine_memory& r,
                                     sample_split::shared_splitters<T, word_t<Key>>& split,
-                                    Equal equal, Begin begin, Run run, End end) {
+                                    Less less, Equal equal, Begin begin, Run run, End end) {
   using W = word_t<Key>;
   const sample_split::split_input<Key, keys_only> in{keys};
   for (index_t t = blockIdx.x; t < s.tiles; t += gridDim.x) {
@@ -78,7 +79,7 @@ __device__ void for_each_split_tile(const Key* keys, const split_memory& s, cons
     begin(t, tile);
     const bool any_equal =
         split.load(static_cast<const W*>(r.splitters) + std::size_t{tile.bucket} * (T::buckets - 1),
-                   r.equal + std::size_t{tile.bucket} * T::buckets);
+                   r.equal + std::size_t{tile.bucket} * T::buckets, less);
     for (unsigned done = 0; done < tile.keys; done += T::tile_keys) {
       const unsigned chunk = tile.keys - done < T::tile_keys ? tile.keys - done : T::tile_keys;
       Key chunk_keys[T::keys_per_thread];
@@ -140,7 +141,7 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
   __shared__ unsigned histogram[T::buckets];
   wait_for_previous_pass();
   for_each_split_tile<T, false>(
-      keys, s, r, split,
+      keys, s, r, split, less,
       [&](index_t t, const split_tile& tile) {
         for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
           r.counts[t * T::buckets + j] = j == 0 ? tile.keys : 0u;
@@ -295,22 +296,31 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Key* const staged = reinterpret_cast<Key*>(smem_bytes);
   unsigned char* const staged_bucket = smem_bytes + std::size_t{T::tile_keys} * sizeof(Key);
+  constexpr unsigned per_lane = T::buckets / 32;
   wait_for_previous_pass();
   sample_split::clear_counts(state);  // the first tile's splitters load synchronises
+  index_t next[per_lane]{};  // unstable: warp 0's lanes keep per_lane sub-buckets' output indices
   for_each_split_tile<T, Stable>(
-      keys, s, r, state.split,
+      keys, s, r, state.split, less,
       [&](index_t t, const split_tile& tile) {  // a copy to sub-bucket 0's place
         Key* const to = out + s.key_begin[tile.bucket] + r.counts[t * T::buckets];
         for (unsigned i = threadIdx.x; i < tile.keys; i += T::block_threads)
           to[i] = keys[tile.first + i];
       },
       [&](index_t t, const split_tile& tile) {
-        // The previous tile's last reads of `next` came before its last barrier.
-        for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
-          state.next[j] = s.key_begin[tile.bucket] + r.counts[t * T::buckets + j];
+        // The previous tile's last reads of state.next came before its last barrier.
+        if constexpr (Stable) {
+          for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
+            state.next[j] = s.key_begin[tile.bucket] + r.counts[t * T::buckets + j];
+        } else if (threadIdx.x < 32) {
+#pragma unroll
+          for (unsigned i = 0; i < per_lane; ++i)
+            next[i] =
+                s.key_begin[tile.bucket] + r.counts[t * T::buckets + threadIdx.x * per_lane + i];
+        }
       },
       [&](const Key(&chunk_keys)[T::keys_per_thread], unsigned chunk, bool any_equal) {
-        sample_split::scatter_tile<Stable, T>(chunk_keys, chunk, state, any_equal, staged,
+        sample_split::scatter_tile<Stable, T>(chunk_keys, chunk, state, any_equal, next, staged,
                                               staged_bucket, out, less);
       },
       [](index_t) {});  // scatter_tile ends on a barrier

@@ -8,7 +8,9 @@
 //   and keeps every samples_per_bucket-th as a splitter, stored breadth-first (Eytzinger): a
 //   key's bucket is then a branch-free descent of log2 B levels whose nodes sit side by side in
 //   shared memory (a sorted array's binary search put a level's probes in one or two banks:
-//   8-way conflicts).
+//   8-way conflicts). Integer words under the library's orders look their bucket up instead:
+//   a table of the splitters before each range of leading bits narrows it to the few splitters
+//   in the word's range (shared_splitters, log 88).
 // - count_kernel: one read of the keys; each block counts its range's keys a bucket with plain
 //   shared-memory atomics (warp aggregation by __match_any_sync was ~5x slower) and adds its
 //   counts to the buckets' lengths.
@@ -36,8 +38,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
+#include "bitonic/order.hpp"
 #include "kernels/buckets.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/record_io.cuh"
@@ -88,12 +92,44 @@ __device__ T warp_exclusive_scan(T value, T& total) {
   return inclusive - value;
 }
 
-//! The splitters in a block's shared memory: the breadth-first tree of buckets - 1 words, and
-//! which buckets are equality buckets.
+//! Whether a split of words W under Less finds a word's bucket through shared_splitters' cells
+//! (integer words under the library's orders) rather than by the tree's descent.
+template <class W, class Less>
+inline constexpr bool finds_by_cells_v = std::is_integral_v<W> &&
+                                         (std::is_same_v<Less, ascending_less> ||
+                                          std::is_same_v<Less, descending_less>);
+
+//! The unsigned integer of an integer word's bits (cells index by it), else the word itself.
+template <class W, bool = std::is_integral_v<W>>
+struct cell_word {
+  using type = W;
+};
+template <class W>
+struct cell_word<W, true> {
+  using type = std::make_unsigned_t<W>;
+};
+
+//! The splitters in a block's shared memory: the breadth-first tree of buckets - 1 words, the
+//! same words in order, and which buckets are equality buckets. Under finds_by_cells_v also
+//! `cells`: the words from the least splitter to the greatest cut into 4 * buckets ranges of
+//! equal width by their leading bits (the first also takes the words below, the last those
+//! above), and for each range the splitters before it (first[c]), so that a word's bucket is
+//! among the few between first[c] and first[c + 1] of its range c: two shared loads and, where
+//! splitters fall in its range, a search of them, where the descent took buckets_log2 dependent
+//! loads and compares (log 88). Skewed keys, whose ranges hold many splitters, search more of
+//! them; every word finds the descent's bucket.
 template <class Tuning, class W>
 struct shared_splitters {
-  W tree[Tuning::buckets - 1];
+  using U = typename cell_word<W>::type;
+  static constexpr unsigned count = Tuning::buckets - 1;  //!< splitters
+  static constexpr unsigned cells_log2 = Tuning::buckets_log2 + 2;
+  static constexpr unsigned cells = 1u << cells_log2;
+  W tree[count];
+  W sorted[count];
+  unsigned char first[cells + 1];
   unsigned char equal[Tuning::buckets];
+  U base;
+  unsigned shift;
 
   //! The node of the in-order splitter j: node (level l, place p) holds in-order splitter
   //! (2p + 1) * 2^(levels - 1 - l) - 1.
@@ -102,26 +138,80 @@ struct shared_splitters {
     return (1u << (Tuning::buckets_log2 - 1 - zeros)) - 1 + ((j + 1) >> (zeros + 1));
   }
 
-  //! The bucket of word w: the descent through the tree, to the right where w is not less than a
-  //! node, so that a key equal to a splitter goes to the bucket after it; or, where w equals a
-  //! repeated splitter and `any_equal`, the equality bucket before that one.
+  //! W's bits as an unsigned integer whose `<` is `Less` on words.
+  template <class Less>
+  __device__ static U ordered(W w) {
+    U u = U(w);
+    if constexpr (std::is_signed_v<W>) u ^= U{1} << (sizeof(U) * 8 - 1);
+    if constexpr (Less::reverses) u = ~u;
+    return u;
+  }
+
+  //! The range of u (ordered): 0 up to the least splitter, then by its bits past `low`'s from
+  //! bit `by` on, the greatest ones in the last range. Non-decreasing in u.
+  __device__ static unsigned cell_of(U u, U low, unsigned by) {
+    if (u < low) return 0;
+    const U c = U(u - low) >> by;
+    return c < U{cells - 1} ? unsigned(c) : cells - 1;
+  }
+
+  //! The bucket of word w: the number of splitters that w is not less than, so that a key equal to
+  //! a splitter goes to the bucket after it; or, where w equals a repeated splitter and
+  //! `any_equal`, the equality bucket before that one.
   template <class Less>
   __device__ __forceinline__ unsigned bucket_of(W w, bool any_equal, Less less) const {
-    unsigned i = 0;
+    unsigned b;
+    if constexpr (finds_by_cells_v<W, Less>) {
+      const unsigned c = cell_of(ordered<Less>(w), base, shift);
+      unsigned lo = first[c], left = first[c + 1] - lo;  // b in [lo, lo + left]
+      while (left != 0) {
+        const unsigned half = left / 2;
+        if (!less(w, sorted[lo + half])) {
+          lo += half + 1;
+          left -= half + 1;
+        } else {
+          left = half;
+        }
+      }
+      b = lo;
+    } else {  // the descent: to the right where w is not less than a node
+      unsigned i = 0;
 #pragma unroll
-    for (unsigned level = 0; level < Tuning::buckets_log2; ++level)
-      i = 2 * i + 1 + unsigned(!less(w, tree[i]));
-    unsigned b = i - (Tuning::buckets - 1);
+      for (unsigned level = 0; level < Tuning::buckets_log2; ++level)
+        i = 2 * i + 1 + unsigned(!less(w, tree[i]));
+      b = i - count;
+    }
     // w is not less than splitter b - 1; equal to it unless that splitter is less than w.
-    if (any_equal && b != 0 && equal[b - 1] != 0 && !less(tree[node_of(b - 1)], w)) --b;
+    if (any_equal && b != 0 && equal[b - 1] != 0 && !less(sorted[b - 1], w)) --b;
     return b;
   }
 
-  //! Copies the splitters and the equality buckets from global memory (the whole block;
-  //! synchronises); returns whether any bucket is an equality bucket.
-  __device__ bool load(const W* splitters, const unsigned* equal_buckets) {
-    for (unsigned i = threadIdx.x; i < Tuning::buckets - 1; i += blockDim.x)
+  //! Copies the splitters (breadth-first in global memory) and the equality buckets, and lays out
+  //! the cells for `less` (the whole block; synchronises); returns whether any bucket is an
+  //! equality bucket.
+  template <class Less>
+  __device__ bool load(const W* splitters, const unsigned* equal_buckets, Less) {
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
       tree[i] = splitters[i];
+      sorted[i] = splitters[node_of(i)];
+    }
+    if constexpr (finds_by_cells_v<W, Less>) {
+      const U low = ordered<Less>(splitters[node_of(0)]);
+      const U high = ordered<Less>(splitters[node_of(count - 1)]);  // not less than low
+      const auto width = unsigned(cuda::std::bit_width(U(high - low)));
+      const unsigned by = width > cells_log2 ? width - cells_log2 : 0;
+      if (threadIdx.x == 0) base = low, shift = by;
+      // Splitter j's ranges: those past splitter j - 1's up to its own have j splitters before
+      // them; those past the greatest splitter's, all of them.
+      for (unsigned j = threadIdx.x; j <= count; j += blockDim.x) {
+        const unsigned from =
+            j == 0 ? 0 : cell_of(ordered<Less>(splitters[node_of(j - 1)]), low, by) + 1;
+        const unsigned to =
+            j == count ? cells : cell_of(ordered<Less>(splitters[node_of(j)]), low, by);
+        for (unsigned c = from; c <= to; ++c)
+          first[c] = static_cast<unsigned char>(j);
+      }
+    }
     bool any = false;
     for (unsigned b = threadIdx.x; b < Tuning::buckets; b += blockDim.x) {
       equal[b] = static_cast<unsigned char>(equal_buckets[b]);
@@ -380,36 +470,45 @@ __device__ __forceinline__ void count_tile(const Key (&keys)[Tuning::keys_per_th
 
 //! What a block that scatters tiles keeps in shared memory beside the staged tile: the
 //! splitters; for each row and bucket (a row a warp where the scatter is Stable, else one for the
-//! block), the row's keys of the bucket so far in the tile, then their first place in the staged
-//! tile (zero between tiles); for each bucket, its running output index and that index minus the
-//! bucket's first place in the staged tile; the scan's warp sums.
+//! block), the row's keys of the bucket so far in the tile (zero between tiles), where Stable then
+//! their first place in the staged tile; where not, each bucket's first place in a tile_start of
+//! its own; where Stable, each bucket's running output index (else in warp 0's registers:
+//! scatter_tile's `next`); each bucket's output index minus its first place in the staged tile;
+//! the stable scan's warp sums.
 template <class Tuning, class Key, bool Stable>
 struct scatter_state {
   static constexpr unsigned warps = Tuning::block_threads / 32;
   static constexpr unsigned rows = Stable ? warps : 1;
   shared_splitters<Tuning, word_t<Key>> split;
   unsigned warp_counts[rows][Tuning::buckets];
-  index_t next[Tuning::buckets];
+  unsigned tile_start[Stable ? 1 : Tuning::buckets];
+  index_t next[Stable ? Tuning::buckets : 1];
   index_t shift[Tuning::buckets];
   unsigned warp_sums[warps];
 };
 
 //! Writes a tile's tile_n keys (load_tile<Stable>'s) to out, each bucket's from the bucket's
-//! running output index s.next[b] on (advanced past the tile): each key ranked within its bucket, a
-//! scan of the counts giving each bucket's first place in `staged`, where the tile is laid out
-//! bucket by bucket (a counting sort), then copied out with consecutive threads on consecutive
-//! places, so that a bucket's run is written coalesced. Two rankings: shared atomics on one row of
-//! counts for the block, which warp 0 scans (the faster); or, Stable, each warp ranks its keys in
-//! order, key k after key k - 1, by ballots (the lanes of one bucket: one ballot a bit of it) in a
-//! row of its own, and the whole block scans the rows bucket by bucket and warp by warp, so that
-//! each bucket keeps its keys in input order. Two instantiations rather than a runtime flag, so
-//! that the unstable one keeps one row of counts and block-strided tiles (tile_place: the faster
-//! loads, log 86). The whole block calls it.
+//! running output index on (advanced past the tile): each key ranked within its bucket, a scan of
+//! the counts giving each bucket's first place in `staged`, where the tile is laid out bucket by
+//! bucket (a counting sort), then copied out with consecutive threads on consecutive places, so
+//! that a bucket's run is written coalesced. Two rankings, two instantiations rather than a
+//! runtime flag:
+//! - unstable (the faster): each key's bucket and a shared atomic on one row of counts in one
+//!   loop; warp 0 scans the counts, its lane l keeping the running output indices of buckets
+//!   l * per_lane ... in `next` (registers), and zeroes them for the next tile; block-strided
+//!   tiles (tile_place: the faster loads, log 86). This is log 84's code, which logs 85-86's
+//!   shared-memory indices and loop of descents had slowed by ~40 us a scatter (log 88).
+//! - Stable: each warp ranks its keys in order, key k after key k - 1, by ballots (the lanes of
+//!   one bucket: one ballot a bit of it) in a row of its own, and the whole block scans the rows
+//!   bucket by bucket and warp by warp (s.next the running indices), so that each bucket keeps its
+//!   keys in input order; `next` is unused.
+//! The whole block calls it.
 template <bool Stable, class Tuning, class Key, class Less>
 __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_thread],
                                              unsigned tile_n, scatter_state<Tuning, Key, Stable>& s,
-                                             bool any_equal, Key* staged,
-                                             unsigned char* staged_bucket, Key* out, Less less) {
+                                             bool any_equal, index_t (&next)[Tuning::buckets / 32],
+                                             Key* staged, unsigned char* staged_bucket, Key* out,
+                                             Less less) {
   using T = Tuning;
   constexpr unsigned warps = T::block_threads / 32, per_lane = T::buckets / 32;
   // The stable scan: a thread sums per_lane consecutive counts of one bucket, the bucket's warps
@@ -418,18 +517,51 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
   static_assert(warps % per_lane == 0 && threads_per_bucket <= 32,
                 "a bucket's counts are whole threads' of one warp");
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned* const counts = s.warp_counts[Stable ? warp : 0];
-  // Every key's bucket first, so that the descents' shared loads overlap.
-  unsigned slot[T::keys_per_thread];  // the bucket, then | rank in its row's keys of it << 8
-#pragma unroll
-  for (unsigned k = 0; k < T::keys_per_thread; ++k)
-    slot[k] = tile_place<T, Stable>(k) < tile_n
-                  ? s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less)
-                  : 0;
-  if constexpr (Stable) {
+  const unsigned scan_bucket = threadIdx.x / threads_per_bucket;
+  const unsigned first_warp = threadIdx.x % threads_per_bucket * per_lane;
+  unsigned slot[T::keys_per_thread];  // the bucket | rank in its row's keys of it << 8
+  const unsigned* first_place;        // of each bucket in the staged tile, for this thread's keys
+  if constexpr (!Stable) {
+    unsigned* const counts = s.warp_counts[0];
 #pragma unroll
     for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      const bool valid = tile_place<T, Stable>(k) < tile_n;
+      if (tile_place<T, false>(k) < tile_n) {
+        const unsigned b = s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less);
+        slot[k] = atomicAdd(&counts[b], 1u) << 8 | b;
+      }
+    }
+    __syncthreads();
+    if (warp == 0) {  // lane l: buckets l * per_lane ...
+      unsigned mine[per_lane], sum = 0;
+#pragma unroll
+      for (unsigned i = 0; i < per_lane; ++i) {
+        mine[i] = counts[lane * per_lane + i];
+        sum += mine[i];
+      }
+      unsigned total;
+      unsigned start = warp_exclusive_scan(sum, total);
+#pragma unroll
+      for (unsigned i = 0; i < per_lane; ++i) {
+        const unsigned b = lane * per_lane + i;
+        s.tile_start[b] = start;
+        s.shift[b] = next[i] - start;  // modulo 2^64
+        next[i] += mine[i];
+        start += mine[i];
+        counts[b] = 0;  // for the next tile: its atomics come after two more barriers
+      }
+    }
+    first_place = s.tile_start;
+  } else {
+    unsigned* const counts = s.warp_counts[warp];
+    // Every key's bucket first, so that the lookups' shared loads overlap.
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k)
+      slot[k] = tile_place<T, true>(k) < tile_n
+                    ? s.split.bucket_of(word_of<Key>(keys[k]), any_equal, less)
+                    : 0;
+#pragma unroll
+    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
+      const bool valid = tile_place<T, true>(k) < tile_n;
       const unsigned b = slot[k];
       unsigned peers = __ballot_sync(~0u, valid);  // then: the valid lanes of bucket b
 #pragma unroll
@@ -444,17 +576,8 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
       __syncwarp();  // this key's counts are written before the next key's are read
       slot[k] |= (prior + before) << 8;
     }
-  } else {
-#pragma unroll
-    for (unsigned k = 0; k < T::keys_per_thread; ++k) {
-      if (tile_place<T, Stable>(k) < tile_n) slot[k] |= atomicAdd(&counts[slot[k]], 1u) << 8;
-    }
-  }
-  __syncthreads();
-  // Each row's counts become the places of its first keys of each bucket.
-  const unsigned scan_bucket = threadIdx.x / threads_per_bucket;
-  const unsigned first_warp = threadIdx.x % threads_per_bucket * per_lane;
-  if constexpr (Stable) {
+    __syncthreads();
+    // Each row's counts become the places of its first keys of each bucket.
     unsigned mine[per_lane], sum = 0;
 #pragma unroll
     for (unsigned i = 0; i < per_lane; ++i) {
@@ -480,43 +603,22 @@ __device__ __forceinline__ void scatter_tile(const Key (&keys)[Tuning::keys_per_
       s.warp_counts[first_warp + i][scan_bucket] = place;
       place += mine[i];
     }
-  } else if (warp == 0) {  // lane l: buckets l * per_lane ...
-    unsigned mine[per_lane], sum = 0;
-#pragma unroll
-    for (unsigned i = 0; i < per_lane; ++i) {
-      mine[i] = counts[lane * per_lane + i];
-      sum += mine[i];
-    }
-    unsigned total;
-    unsigned place = warp_exclusive_scan(sum, total);
-#pragma unroll
-    for (unsigned i = 0; i < per_lane; ++i) {
-      const unsigned b = lane * per_lane + i;
-      counts[b] = place;
-      s.shift[b] = s.next[b] - place;  // modulo 2^64
-      s.next[b] += mine[i];
-      place += mine[i];
-    }
+    first_place = counts;
   }
   __syncthreads();
 #pragma unroll
   for (unsigned k = 0; k < T::keys_per_thread; ++k) {
     if (tile_place<T, Stable>(k) < tile_n) {
-      const unsigned b = slot[k] & 0xffu, at = counts[b] + (slot[k] >> 8);
+      const unsigned b = slot[k] & 0xffu, at = first_place[b] + (slot[k] >> 8);
       staged[at] = keys[k];
       staged_bucket[at] = static_cast<unsigned char>(b);
     }
   }
   __syncthreads();
-  // The counts zero for the next tile, which ranks after the barrier at the end.
-  if constexpr (Stable) {
+  if constexpr (Stable) {  // the counts zero for the next tile, which ranks after the last barrier
 #pragma unroll
     for (unsigned i = 0; i < per_lane; ++i)
       s.warp_counts[first_warp + i][scan_bucket] = 0;
-  } else if (warp == 0) {
-#pragma unroll
-    for (unsigned i = 0; i < per_lane; ++i)
-      counts[lane * per_lane + i] = 0;
   }
 #pragma unroll
   for (unsigned k = 0; k < T::keys_per_thread; ++k) {
@@ -559,7 +661,7 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
   wait_for_previous_pass();
   for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
     histogram[b] = 0;
-  const bool any_equal = split.load(splitters, equal);
+  const bool any_equal = split.load(splitters, equal, less);
   for_each_range_tile<false, false>(
       in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
         count_tile<T>(keys, tile_n, split, any_equal, histogram, less);
@@ -644,15 +746,24 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
   __shared__ scatter_state<T, Key, Stable> state;
   __shared__ Key staged[T::tile_keys];
   __shared__ unsigned char staged_bucket[T::tile_keys];
+  constexpr unsigned per_lane = T::buckets / 32;
   wait_for_previous_pass();
   clear_counts(state);
-  for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
-    state.next[b] = offsets[index_t{b} * ranges.blocks + blockIdx.x];
-  const bool any_equal = state.split.load(splitters, equal);  // synchronises
-  for_each_range_tile<true, Stable>(
-      in, ranges, [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
-        scatter_tile<Stable, T>(keys, tile_n, state, any_equal, staged, staged_bucket, out, less);
-      });
+  index_t next[per_lane]{};  // unstable: warp 0's lanes keep per_lane buckets' output indices each
+  if constexpr (Stable) {
+    for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
+      state.next[b] = offsets[index_t{b} * ranges.blocks + blockIdx.x];
+  } else if (threadIdx.x < 32) {
+#pragma unroll
+    for (unsigned i = 0; i < per_lane; ++i)
+      next[i] = offsets[index_t{threadIdx.x * per_lane + i} * ranges.blocks + blockIdx.x];
+  }
+  const bool any_equal = state.split.load(splitters, equal, less);  // synchronises
+  for_each_range_tile<true, Stable>(in, ranges,
+                                    [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
+                                      scatter_tile<Stable, T>(keys, tile_n, state, any_equal, next,
+                                                              staged, staged_bucket, out, less);
+                                    });
 }
 
 //! Splits in[0, n) (n >= 1) into the buckets of tuning::sample_split<sizeof(Key)> under `less` on

@@ -5,10 +5,11 @@
 // on words, every bucket's merges those of its tiles unless all its keys are equal (an equality
 // bucket: none), all keys in equality buckets where at most three distinct values fill a large
 // input, and on uniform keys the largest bucket within 1.5x the mean. Sizes from one key to
-// blocks of several tiles; uniform, sorted, reverse, equal, three and eight distinct values, and
-// NaNs of both signs, infinities and signed zeros (extremes for integers). Ascending splits are
-// stable (each bucket holds its keys in their input order), descending ones not (the scatter's
-// two rankings). Also replayed from a CUDA graph.
+// blocks of several tiles; uniform, sorted, reverse, equal, three and eight distinct values,
+// NaNs of both signs, infinities and signed zeros (extremes for integers), and keys clustered in
+// a narrow band among spread ones. Ascending splits are stable (each bucket holds its keys in
+// their input order), descending ones not (the scatter's two rankings). Also replayed from a
+// CUDA graph.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,11 +38,13 @@ using network::index_t;
 namespace split = kernels::sample_split;
 
 //! The inputs a split meets: tools' distributions (`special`: NaNs, infinities and zeros of
-//! both signs), and three distinct values (fewer than the buckets and the sample's runs: most
-//! splitters equal).
-enum class input { uniform, sorted, reverse, equal, few, special, three };
+//! both signs), three distinct values (fewer than the buckets and the sample's runs: most
+//! splitters equal), and `clustered`: 96 % of the keys in a narrow band, the rest spread as
+//! uniform keys, so that nearly all splitters fall in the few cells of the band
+//! (sample_split::shared_splitters: the cells span the splitters' whole range).
+enum class input { uniform, sorted, reverse, equal, few, special, three, clustered };
 constexpr input all_inputs[] = {input::uniform, input::sorted, input::reverse, input::equal,
-                                input::three,   input::few,    input::special};
+                                input::three,   input::few,    input::special, input::clustered};
 //! The distribution each input before `three` is.
 constexpr distribution distribution_of[] = {distribution::uniform, distribution::sorted,
                                             distribution::reverse, distribution::equal,
@@ -49,7 +52,7 @@ constexpr distribution distribution_of[] = {distribution::uniform, distribution:
 
 const char* to_string(input i) {
   constexpr const char* names[] = {"uniform", "sorted",  "reverse", "equal",
-                                   "few",     "special", "three"};
+                                   "few",     "special", "three",   "clustered"};
   return names[static_cast<int>(i)];
 }
 
@@ -59,6 +62,14 @@ std::uint64_t input_seed(std::size_t n, input i) {
 
 template <class Key>
 std::vector<Key> make_input(std::size_t n, input i, std::uint64_t seed) {
+  if (i == input::clustered) {
+    const std::vector<Key> spread = tools::generate<Key>(n, distribution::uniform, seed);
+    std::mt19937_64 rng(seed);
+    std::vector<Key> keys(n);
+    for (std::size_t k = 0; k < n; ++k)
+      keys[k] = rng() % 100 < 4 ? spread[k] : static_cast<Key>(100 + rng() % 4096);
+    return keys;
+  }
   if (i != input::three) return tools::generate<Key>(n, distribution_of[int(i)], seed);
   const std::vector<Key> values = tools::generate<Key>(3, distribution::uniform, seed);
   std::mt19937_64 rng(seed);
