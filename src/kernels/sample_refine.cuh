@@ -296,10 +296,9 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Key* const staged = reinterpret_cast<Key*>(smem_bytes);
   unsigned char* const staged_bucket = smem_bytes + std::size_t{T::tile_keys} * sizeof(Key);
-  constexpr unsigned per_lane = T::buckets / 32;
   wait_for_previous_pass();
   sample_split::clear_counts(state);  // the first tile's splitters load synchronises
-  index_t next[per_lane]{};  // unstable: warp 0's lanes keep per_lane sub-buckets' output indices
+  index_t next[T::buckets / 32]{};    // unstable: warp 0's running output indices (start_outputs)
   for_each_split_tile<T, Stable>(
       keys, s, r, state.split, less,
       [&](index_t t, const split_tile& tile) {  // a copy to sub-bucket 0's place
@@ -308,16 +307,10 @@ __global__ void __launch_bounds__(tuning::sample_refine<sizeof(Key)>::block_thre
           to[i] = keys[tile.first + i];
       },
       [&](index_t t, const split_tile& tile) {
-        // The previous tile's last reads of state.next came before its last barrier.
-        if constexpr (Stable) {
-          for (unsigned j = threadIdx.x; j < T::buckets; j += T::block_threads)
-            state.next[j] = s.key_begin[tile.bucket] + r.counts[t * T::buckets + j];
-        } else if (threadIdx.x < 32) {
-#pragma unroll
-          for (unsigned i = 0; i < per_lane; ++i)
-            next[i] =
-                s.key_begin[tile.bucket] + r.counts[t * T::buckets + threadIdx.x * per_lane + i];
-        }
+        // The previous tile's last reads of the indices came before its last barrier.
+        sample_split::start_outputs(state, next, [&](unsigned j) {
+          return s.key_begin[tile.bucket] + r.counts[t * T::buckets + j];
+        });
       },
       [&](const Key(&chunk_keys)[T::keys_per_thread], unsigned chunk, bool any_equal) {
         sample_split::scatter_tile<Stable, T>(chunk_keys, chunk, state, any_equal, next, staged,

@@ -636,6 +636,24 @@ __device__ void clear_counts(scatter_state<Tuning, Key, Stable>& s) {
     s.warp_counts[i / Tuning::buckets][i % Tuning::buckets] = 0;
 }
 
+//! Sets each bucket b's running output index to output(b) for the next tile's scatter_tile: in
+//! s.next where Stable (the whole block), else in warp 0's `next` (lane l: buckets l * per_lane
+//! ...). The caller synchronises before scatter_tile reads them.
+template <class Tuning, class Key, bool Stable, class Output>
+__device__ __forceinline__ void start_outputs(scatter_state<Tuning, Key, Stable>& s,
+                                              index_t (&next)[Tuning::buckets / 32],
+                                              Output output) {
+  constexpr unsigned per_lane = Tuning::buckets / 32;
+  if constexpr (Stable) {
+    for (unsigned b = threadIdx.x; b < Tuning::buckets; b += Tuning::block_threads)
+      s.next[b] = output(b);
+  } else if (threadIdx.x < 32) {
+#pragma unroll
+    for (unsigned i = 0; i < per_lane; ++i)
+      next[i] = output(threadIdx.x * per_lane + i);
+  }
+}
+
 //! count_kernel's blocks an SM must hold: Tuning::count_min_blocks on sm_90 (its SMs hold 2048
 //! threads), whatever the registers allow elsewhere (__launch_bounds__ warns where the blocks'
 //! threads exceed an SM's).
@@ -746,18 +764,11 @@ __global__ void __launch_bounds__(tuning::sample_split<sizeof(Key)>::block_threa
   __shared__ scatter_state<T, Key, Stable> state;
   __shared__ Key staged[T::tile_keys];
   __shared__ unsigned char staged_bucket[T::tile_keys];
-  constexpr unsigned per_lane = T::buckets / 32;
   wait_for_previous_pass();
   clear_counts(state);
-  index_t next[per_lane]{};  // unstable: warp 0's lanes keep per_lane buckets' output indices each
-  if constexpr (Stable) {
-    for (unsigned b = threadIdx.x; b < T::buckets; b += T::block_threads)
-      state.next[b] = offsets[index_t{b} * ranges.blocks + blockIdx.x];
-  } else if (threadIdx.x < 32) {
-#pragma unroll
-    for (unsigned i = 0; i < per_lane; ++i)
-      next[i] = offsets[index_t{threadIdx.x * per_lane + i} * ranges.blocks + blockIdx.x];
-  }
+  index_t next[T::buckets / 32]{};  // unstable: warp 0's running output indices (start_outputs)
+  start_outputs(state, next,
+                [&](unsigned b) { return offsets[index_t{b} * ranges.blocks + blockIdx.x]; });
   const bool any_equal = state.split.load(splitters, equal, less);  // synchronises
   for_each_range_tile<true, Stable>(in, ranges,
                                     [&](const Key(&keys)[T::keys_per_thread], unsigned tile_n) {
