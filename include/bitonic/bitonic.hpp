@@ -55,7 +55,8 @@ struct options {
   //! Equal keys keep their input order. Keys-only sorts of integers are the same either way; for
   //! float and double keys, whose equal keys can differ in bits (-0.0 and +0.0, NaN payloads), a
   //! stable sort runs as an argsort and a gather (sort_pairs' cost, about twice a key sort's).
-  //! sort_pairs and sort_host follow it too; argsort is always stable.
+  //! sort_pairs, argsort and sort_host follow it too (argsort_batched, sort_segments' argsort and
+  //! topk are stable whatever it says).
   bool stable = false;
 };
 
@@ -398,13 +399,16 @@ template <class Key, class Value>
 std::size_t pairs_workspace_bytes(std::size_t n, const options& opt = {});
 
 //! Writes to d_indices[0, n) the positions of the keys in sorted order (the order and NaN rules
-//! of `sort`): d_keys[d_indices[0]], d_keys[d_indices[1]], ... is sorted, and among equal keys the
-//! indices ascend (stable, whatever opt.stable says). The keys are not changed. Index is
-//! std::uint32_t or std::uint64_t.
+//! of `sort`): d_keys[d_indices[0]], d_keys[d_indices[1]], ... is sorted. The keys are not
+//! changed. Index is std::uint32_t or std::uint64_t. Not stable by default: the indices of equal
+//! keys (and of -0.0 and +0.0, of NaNs) may come in any order; with opt.stable they ascend.
+//! Unstable, 4-byte keys from 2^23 take 5-7 % less time (the split scatters them without ranking
+//! equal keys, and tiles that are their keys' last pass leave ties as they lie: PERFORMANCE log
+//! 89); elsewhere the result is the stable one either way.
 //!
-//! How: each key's order word (-0.0 and +0.0 one word, every NaN one word, complemented when
-//! descending) and its position make a 64-bit word; sorting those with the 8-byte network orders
-//! by key and then by position. 8-byte keys from 2^22: the key's order word and its position
+//! How: each key's order word (stable: -0.0 and +0.0 one word, every NaN one word; complemented
+//! when descending) and its position make a 64-bit word; sorting those with the 8-byte network
+//! orders by key and then by position. 8-byte keys from 2^22: the key's order word and its position
 //! make one 16-byte word, sorted as sort_pairs sorts them; fewer take two 8-byte sorts, the low
 //! half of the key's word first, then the high half (least significant digit first; each sort is
 //! stable, so the second keeps the first's order among equal high halves). 4-byte keys from 2^23
@@ -423,12 +427,12 @@ template <class Key, class Index>
 void argsort(const Key* d_keys, Index* d_indices, std::size_t n, const options& opt = {});
 
 //! argsort that also writes the keys in sorted order to d_sorted_keys (torch.sort's values and
-//! indices, stable): d_sorted_keys[i] is d_keys[d_indices[i]]. d_keys untouched; the same
-//! workspace as argsort (argsort_workspace_bytes). Where the sort splits its keys into buckets
-//! (from 2^23 four-byte keys; 8-byte ones from 2^22) its last passes write the sorted keys beside
-//! the indices; below that, one more pass gathers them through the indices. Preconditions: as for
-//! argsort, and d_sorted_keys holds n keys in device memory apart from both other arrays. Throws as
-//! argsort does (outputs untouched).
+//! indices; stable as argsort, with opt.stable): d_sorted_keys[i] is d_keys[d_indices[i]]. d_keys
+//! untouched; the same workspace as argsort (argsort_workspace_bytes). Where the sort splits its
+//! keys into buckets (from 2^23 four-byte keys; 8-byte ones from 2^22) its last passes write the
+//! sorted keys beside the indices; below that, one more pass gathers them through the indices.
+//! Preconditions: as for argsort, and d_sorted_keys holds n keys in device memory apart from both
+//! other arrays. Throws as argsort does (outputs untouched).
 template <class Key, class Index>
 void argsort(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::size_t n,
              const options& opt = {});

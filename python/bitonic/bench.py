@@ -5,7 +5,7 @@ benchmark's ``automatic`` row times, plus one nanobind call), in place and out o
 ``sort(d_in, d_out, n)`` into an output allocated once), ``bitonic.sort`` on a torch tensor in place
 and out of place (a new tensor each call, as a user gets it), ``torch.sort`` (values and indices:
 torch has no keys-only sort), ``bitonic.sort(return_indices=True)`` (the same output as
-torch.sort's), ``bitonic.argsort`` and ``torch.argsort(stable=True)``, ``bitonic.sort`` on a CuPy
+torch.sort's), ``bitonic.argsort`` and ``torch.argsort``, unstable and stable, ``bitonic.sort`` on a CuPy
 array and ``cupy.sort``, NVIDIA's ``cuda.compute`` (cuda-cccl) radix and merge sorts with their
 temporary storage allocated once, and on the host ``numpy.sort`` against ``bitonic.sort`` of a NumPy
 array (``sort_host``: host to device, sort, back).
@@ -251,26 +251,37 @@ def _bench_size(np, torch, cupy, gpu, table, host, dtype, code, n, args, peers):
 
 
 def _bench_torch_indices(np, torch, table, host, xd, ref, events, sync, runs, warmup, torch_ms):
-    """Keys with their indices, as torch.sort returns them, and argsort against torch.argsort."""
+    """Keys with their indices, as torch.sort returns them, and argsort against torch.argsort:
+    unstable (both libraries' default) and stable."""
     try:
         ref_idx = torch.argsort(xd, stable=True)
-        peer = lambda: torch.argsort(xd, stable=True)  # noqa: E731
+        peer = lambda: torch.argsort(xd)  # noqa: E731
+        stable_peer = lambda: torch.argsort(xd, stable=True)  # noqa: E731
     except RuntimeError:  # torch lacks sort for some unsigned types
         ref_idx = torch.from_numpy(np.argsort(host, kind="stable")).cuda()
-        peer = None
+        peer = stable_peer = None
+    positions = torch.arange(xd.numel(), device=xd.device)
+
+    def sorting_indices(indices):  # each position once, and the keys they gather sorted
+        return bool(torch.equal(xd[indices], ref) and
+                    torch.equal(torch.sort(indices).values, positions))
 
     def sorted_with_indices(result):  # the sorted keys, and indices that reproduce them
         values, indices = result
-        return bool(torch.equal(values, ref) and torch.equal(xd[indices], ref))
+        return bool(torch.equal(values, ref)) and sorting_indices(indices)
 
     def stable_indices(indices):
         return bool(torch.equal(indices, ref_idx))
 
     rows = [("bitonic.sort(torch, return_indices)", lambda: sort(xd, return_indices=True),
              sorted_with_indices),
-            ("bitonic.argsort(torch)", lambda: argsort(xd), stable_indices)]
+            ("bitonic.argsort(torch)", lambda: argsort(xd), sorting_indices)]
     if peer is not None:
-        rows.append(("torch.argsort(stable=True)", peer, stable_indices))
+        rows.append(("torch.argsort", peer, sorting_indices))
+    rows.append(("bitonic.argsort(torch, stable=True)", lambda: argsort(xd, stable=True),
+                 stable_indices))
+    if stable_peer is not None:
+        rows.append(("torch.argsort(stable=True)", stable_peer, stable_indices))
     for name, run, check in rows:
         ms, result = _median_gpu(events, sync, lambda: None, run, runs, warmup)
         table.add(name, ms, check(result), torch_ms)

@@ -54,7 +54,8 @@ def test_torch_bfloat16(torch):
         assert y.dtype == torch.bfloat16 and torch.equal(x.view(torch.int16).cpu(),
                                                          torch.from_numpy(bits16))
         assert np.array_equal(y.view(torch.int16).cpu().numpy(), bits16[order])
-        assert np.array_equal(bitonic.argsort(x, descending=descending).cpu().numpy(), order)
+        assert np.array_equal(bitonic.argsort(x, descending=descending, stable=True).cpu().numpy(),
+                              order)
         keys, values = bitonic.sort_pairs(x, torch.arange(5000, device="cuda"),
                                           descending=descending, stable=True)
         assert np.array_equal(values.cpu().numpy(), order)

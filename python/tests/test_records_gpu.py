@@ -44,18 +44,20 @@ def test_argsort(request, name, dtype, descending):
     for n in SIZES + [LARGE]:
         host = make_keys(n, dtype)
         x = to_device(host)
-        i = bitonic.argsort(x, descending=descending)
+        i = to_host(bitonic.argsort(x, descending=descending, stable=True))
+        assert np.array_equal(i, stable_order(host, descending)), n
+        i = bitonic.argsort(x, descending=descending)  # not stable: any order among equal keys
         assert isinstance(i, kind) and str(i.dtype).endswith("int64") and i.device == x.device
-        assert np.array_equal(to_host(i), stable_order(host, descending)), n
+        assert_records(gathered(host, to_host(i)), to_host(i), host, descending)
         assert np.array_equal(bits(to_host(x)), bits(host)), "x changed"
     out = to_device(np.full(1000, 7, np.int32))
     host = make_keys(1000, dtype)
-    assert bitonic.argsort(to_device(host), descending=descending, out=out) is out
+    assert bitonic.argsort(to_device(host), descending=descending, stable=True, out=out) is out
     assert np.array_equal(to_host(out), stable_order(host, descending))
     if name == "torch" and dtype in TORCH_SORTS:
         host = nan_free(make_keys(70_000, dtype))
         x = to_device(host)
-        assert mod.equal(bitonic.argsort(x, descending=descending),
+        assert mod.equal(bitonic.argsort(x, descending=descending, stable=True),
                          mod.argsort(x, descending=descending, stable=True))
 
 
@@ -170,7 +172,7 @@ def test_torch_records_scratch_from_caching_allocator(torch):
     bitonic.argsort(x)
     torch.cuda.synchronize()
     bitonic.release_cached_memory()
-    i = bitonic.argsort(x)
+    i = bitonic.argsort(x, stable=True)
     result = bitonic.sort(x, return_indices=True)
     torch.cuda.synchronize()
     assert bitonic.cached_memory_bytes() == 0, "scratch came from the library's pool"
@@ -204,7 +206,9 @@ def test_torch_cuda_graph_capture_of_records(torch):
         values, indices = static_sorted
         assert torch.equal(values, torch.sort(data).values), f"replay {trial}"
         assert torch.equal(data[indices], values), f"replay {trial}"
-        assert torch.equal(static_order, torch.argsort(data, descending=True, stable=True))
+        assert torch.equal(data[static_order], torch.sort(data, descending=True).values)
+        assert torch.equal(torch.sort(static_order).values,
+                           torch.arange(n, device="cuda")), f"replay {trial}: not a permutation"
 
 
 def test_torch_records_errors(torch):
@@ -229,7 +233,7 @@ def test_jax_records(jax, dtype):
     for n in SIZES[::2] + [LARGE]:
         host = make_keys(n, dtype)
         x = jnp.asarray(host)
-        i = bitonic.argsort(x, descending=True)
+        i = bitonic.argsort(x, descending=True, stable=True)
         assert isinstance(i, jax.Array) and i.dtype == jnp.int64
         assert np.array_equal(np.asarray(i), stable_order(host, descending=True))
         values, indices = bitonic.sort(x, return_indices=True, stable=True)
@@ -248,7 +252,7 @@ def test_numba_records():
     cuda = pytest.importorskip("numba.cuda")
     host = make_keys(50_000, "float64")
     x = cuda.to_device(host)
-    assert np.array_equal(bitonic.argsort(x).copy_to_host(), stable_order(host))
+    assert np.array_equal(bitonic.argsort(x, stable=True).copy_to_host(), stable_order(host))
     values, indices = bitonic.sort(x, return_indices=True, descending=True)
     assert_records(values.copy_to_host(), indices.copy_to_host(), host, descending=True)
     k, v = bitonic.sort_pairs(x, cuda.to_device(np.arange(50_000, dtype=np.int64)), stable=True)

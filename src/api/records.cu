@@ -377,13 +377,14 @@ void sort_records(Key* d_keys, Value* d_values, std::size_t n, const options& op
 }
 
 //! The record I/O of an argsort of keys_in into indices (index_bytes each) and, unless keys_out is
-//! null, the sorted keys: class words beside positions (stable), each sorted key decoded from its
-//! word, or for floats' zeros and NaNs read at its position (record_io::keys_by_position).
+//! null, the sorted keys: each key's word beside its position, each sorted key decoded from its
+//! word. Where `stable`, class words, and floats' zeros and NaNs read at their positions
+//! (record_io::keys_by_position).
 template <class Key>
 auto argsort_io(const Key* keys_in, Key* keys_out, void* indices, std::size_t index_bytes,
-                order direction) {
-  auto io = record_io_of(keys_in, nullptr, keys_out, indices, index_bytes, true, direction);
-  io.keys_by_position = std::is_floating_point_v<Key>;
+                bool stable, order direction) {
+  auto io = record_io_of(keys_in, nullptr, keys_out, indices, index_bytes, stable, direction);
+  io.keys_by_position = stable && std::is_floating_point_v<Key>;
   return io;
 }
 
@@ -395,8 +396,8 @@ bool argsort_by_split(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, s
                       const options& opt, std::byte* scratch, const char* caller) {
   record_buffers b(scratch, layout_for(n, sizeof(Key), 0, 0, opt), opt);
   return sort_records_as_words(
-      argsort_io(d_keys, d_sorted_keys, d_indices, sizeof(Index), opt.direction), b.words, n,
-      b.sort, caller);
+      argsort_io(d_keys, d_sorted_keys, d_indices, sizeof(Index), opt.stable, opt.direction),
+      b.words, n, b.sort, caller);
 }
 
 //! The argsort of 8-byte keys as wide records (kernels/record_io.cuh): each key's class word beside
@@ -412,8 +413,9 @@ void argsort_wide(const Key* d_keys, Key* d_sorted_keys, Index* d_indices, std::
        {d_indices, n * sizeof(Index), "the indices"},
        {d_sorted_keys, d_sorted_keys != nullptr ? n * sizeof(Key) : 0, "the sorted keys"}},
       owned, caller, sizing);
-  sort_wide_records(argsort_io(d_keys, d_sorted_keys, d_indices, sizeof(Index), opt.direction), n,
-                    scratch, opt.stream);
+  sort_wide_records(
+      argsort_io(d_keys, d_sorted_keys, d_indices, sizeof(Index), true, opt.direction), n, scratch,
+      opt.stream);
 }
 
 //! The argsort of d_keys[0, n) into d_indices, and the sorted keys into d_sorted_keys unless that

@@ -7,12 +7,14 @@
 // moves and compares two registers a word: that sort ran compute-bound, 4.05 of argsort's 8.4 ms at
 // 2^27 on an H200 (docs/PERFORMANCE.md log 84). The values wait in shared memory meanwhile, and the
 // store takes each record's value by its slot. Equal keys come out in slot order, where the 64-bit
-// words order them by value. Where the values are the records' positions (argsort, stable pairs),
-// the two agree: the split and the refinement scatter stably (sample_split::scatter_tile), so a
-// sub-bucket's records lie in the order of their positions. Other values: each key of a run of
-// equal keys ranks its values among the run's and goes to that place, and a tile with a run of
-// more than tuning::compact_record_tile::max_run keys sorts the 64-bit way (the caller's path),
-// as does a tile whose keys span more, having cost one extra read of the tile.
+// words order them by value. That serves where no merge follows in an unstable sort (the tile is
+// its sub-bucket's last pass: equal keys may end in any order; log 89), and where the values are
+// the records' positions in a stable one: the split and the refinement scatter stably
+// (sample_split::scatter_tile), so a sub-bucket's records lie in the order of their positions.
+// Otherwise each key of a run of equal keys ranks its values among the run's and goes to that
+// place, and a tile with a run of more than tuning::compact_record_tile::max_run keys sorts the
+// 64-bit way (the caller's path), as does a tile whose keys span more, having cost one extra read
+// of the tile.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,15 +42,16 @@ using tile32 = register_tile<std::uint32_t, Tile64::tile_log2, Tile64::R>;
 
 //! Sorts the tile_n records of `words` (a whole tile where Full) as 32-bit words and calls
 //! store(i, word) for the record of sorted place i, every i < tile_n; or returns false having
-//! stored nothing (the keys' range too wide, or a run of equal keys too long). `values_in_order`:
-//! the values ascend with the slots (positions, stably scattered), so that equal keys need no
-//! ranking. sort32(tile) runs
+//! stored nothing (the keys' range too wide, or a run of equal keys too long). `ties_by_slot`:
+//! equal keys may end in slot order, with no ranking: the values ascend with the slots
+//! (positions, stably scattered), or the tile is the last pass of an unstable sort's sub-bucket,
+//! whose equal keys may end in any order. sort32(tile) runs
 //! the whole network (all tile_log2 stages, pads included) on a tile32 loaded in the mid layout
 //! and leaves it there. The whole block calls it; it uses Tile64's dynamic shared memory
 //! (`smem_bytes`) and synchronises before it returns true, so that the next tile may reuse it.
 //! Not inlined: in the 64-bit sort's kernel its registers made that sort spill 4x as much.
 template <class Tile64, bool Full, class Sort32, class Store>
-__device__ __noinline__ bool sort(const std::uint64_t* words, unsigned tile_n, bool values_in_order,
+__device__ __noinline__ bool sort(const std::uint64_t* words, unsigned tile_n, bool ties_by_slot,
                                   unsigned char* smem_bytes, Sort32 sort32, Store store) {
   using T32 = tile32<Tile64>;
   constexpr unsigned slot_bits = T32::tile_log2, slot_mask = (1u << slot_bits) - 1;
@@ -109,7 +112,7 @@ __device__ __noinline__ bool sort(const std::uint64_t* words, unsigned tile_n, b
   tile.template store_each<layout::registers_mid, Full>(
       tile_n, [&](unsigned i, std::uint32_t c) { sorted[i] = c; });
   __syncthreads();
-  if (values_in_order) {
+  if (ties_by_slot) {
     for (unsigned i = threadIdx.x; i < tile_n; i += threads) {
       const std::uint32_t c = sorted[i];
       store(i, std::uint64_t{lo + (c >> slot_bits)} << 32 | values[c & slot_mask]);

@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(Part::tile_type::threads, Part::min_blocks)
             const key_rows::bucket_step step = rows.step_of(row);
             Out* const out = step.to_destination ? keys : const_cast<Out*>(in);
             const bool sorted = compact_record_tile::sort<typename Part::tile_type, Full>(
-                in + base, tile_n, stable_split(io), smem_bytes,
+                in + base, tile_n, stable_split(io) || (step.last && !io.by_class), smem_bytes,
                 [less](auto& t32) { sort_mid_tile<Part::last>(t32, less); },
                 [=](unsigned i, std::uint64_t w) {
                   if (step.last) {

@@ -112,13 +112,14 @@ inline constexpr bool is_record_io_v =
 
 //! Whether the split and the refinement of a sort with this IO scatter stably
 //! (sample_split::scatter_tile), so that each sub-bucket holds its records in the order of their
-//! positions: where 4-byte keys' values are their positions (argsort, stable pairs), whose order
-//! the compact tiles then keep for equal keys without ranking them (compact_record_tile.cuh).
-//! Elsewhere the scatter's faster unstable ranking serves.
+//! positions: where 4-byte keys' values are their positions and equivalent keys keep their order
+//! (stable argsort, stable pairs and the stable sort), which the compact tiles then keep for
+//! equal keys without ranking them (compact_record_tile.cuh). Elsewhere (unstable argsort too:
+//! log 89) the scatter's faster unstable ranking serves.
 template <class IO>
 __host__ __device__ bool stable_split(const IO& io) {
   if constexpr (std::is_same_v<IO, record_io>) {
-    return io.values_in == nullptr;
+    return io.values_in == nullptr && io.by_class;
   } else {
     return false;
   }

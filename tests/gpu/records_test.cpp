@@ -1,9 +1,9 @@
 // Record sorts against std::stable_sort: argsort (both index types), sort_pairs (4- and 8-byte
-// values, stable and not), and sort with options.stable. Stable results have exactly one right
+// values), stable and not, and sort with options.stable. Stable results have exactly one right
 // answer, compared bit for bit: the indices, and keys and values gathered by them (-0.0 and +0.0,
-// NaNs of every sign and payload keep their input order). Unstable pairs are checked as a
-// permutation: the keys in order, every value once, each beside its own key's bits. Sizes around
-// the word sort's regimes, every distribution, both orders, every key type; then workspaces,
+// NaNs of every sign and payload keep their input order). Unstable ones are checked as a
+// permutation: the keys in order, every value or index once, each beside its own key's bits. Sizes
+// around the word sort's regimes, every distribution, both orders, every key type; then workspaces,
 // streams and bad arguments.
 #include <gtest/gtest.h>
 
@@ -124,6 +124,23 @@ template <class Key, class Value>
   return ::testing::AssertionSuccess();
 }
 
+//! Success when `indices` sort `input` in `direction`, as an unstable argsort may: each position
+//! once and the keys they gather in order, equal keys' positions in any order; and `sorted`, where
+//! given, the keys they gather, bit for bit.
+template <class Key, class Index>
+::testing::AssertionResult sorting_indices(const std::vector<Index>& indices,
+                                           const std::vector<Key>& input, order direction,
+                                           const std::vector<Key>* sorted = nullptr) {
+  const std::vector<std::uint64_t> positions(indices.begin(), indices.end());
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (positions[i] >= input.size()) {
+      return ::testing::AssertionFailure() << "index " << positions[i] << " at " << i;
+    }
+  }
+  return test::sorted_records(sorted != nullptr ? *sorted : gathered(input, positions), positions,
+                              input, direction, nullptr);
+}
+
 std::string describe(std::string_view key, std::size_t n, distribution d, std::uint64_t seed,
                      order direction) {
   return std::string(key) + " n=" + std::to_string(n) +
@@ -148,7 +165,7 @@ template <class Key>
 class Records : public ::testing::Test {};
 TYPED_TEST_SUITE(Records, test::record_key_types, test::key_type_names);
 
-TYPED_TEST(Records, ArgsortIsTheStableOrder) {
+TYPED_TEST(Records, ArgsortSortsAndIsStableWhenAsked) {
   using Key = TypeParam;
   for (const std::size_t n : record_sizes<Key>()) {
     device_array<Key> keys(n);
@@ -161,18 +178,25 @@ TYPED_TEST(Records, ArgsortIsTheStableOrder) {
       keys.upload(input);
       for (const order direction : test::all_orders) {
         const std::vector<std::uint64_t> want = test::stable_order(input, direction);
+        const options stable{.direction = direction, .stable = true};
         SCOPED_TRACE(describe(tools::type_name<Key>(), n, d, seed, direction));
-        argsort(keys.get(), indices.get(), n, {.direction = direction});
+        argsort(keys.get(), indices.get(), n, stable);
         const std::vector<std::uint32_t> got = indices.download();
         ASSERT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()), want));
+        argsort(keys.get(), indices.get(), n, {.direction = direction});
+        ASSERT_TRUE(sorting_indices(indices.download(), input, direction)) << "not stable";
         if (n % 3 == 0 || n < 40) {  // the 8-byte indices on a third of the sizes
-          argsort(keys.get(), wide_indices.get(), n, {.direction = direction});
+          argsort(keys.get(), wide_indices.get(), n, stable);
           ASSERT_TRUE(same_bits(wide_indices.download(), want));
         }
         if (n % 3 == 1 || n < 40) {  // the sorted keys too, on another third
-          argsort(keys.get(), sorted.get(), wide_indices.get(), n, {.direction = direction});
+          argsort(keys.get(), sorted.get(), wide_indices.get(), n, stable);
           ASSERT_TRUE(same_bits(wide_indices.download(), want)) << "with the sorted keys";
           ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys";
+          argsort(keys.get(), sorted.get(), wide_indices.get(), n, {.direction = direction});
+          const std::vector<Key> sorted_keys = sorted.download();
+          ASSERT_TRUE(sorting_indices(wide_indices.download(), input, direction, &sorted_keys))
+              << "with the sorted keys, not stable";
         }
         ASSERT_TRUE(same_bits(keys.download(), input)) << "argsort changed the keys";
       }
@@ -315,24 +339,32 @@ class SplitRecords : public ::testing::Test {};
 using split_record_key_types = ::testing::Types<std::int32_t, std::uint32_t, float>;
 TYPED_TEST_SUITE(SplitRecords, split_record_key_types, test::key_type_names);
 
-//! Argsorts of `input` (in `keys`) against `want`, its stable order: 32-bit indices, then 64-bit
-//! ones with the sorted keys; the keys unchanged.
+//! Argsorts of `input` (in `keys`): stable ones against `want`, its stable order, and unstable
+//! ones (the default) by sorting_indices; 32-bit indices, then 64-bit ones with the sorted keys;
+//! the keys unchanged.
 template <class Key>
 void check_argsorts(device_array<Key>& keys, const std::vector<Key>& input,
                     const std::vector<std::uint64_t>& want, order direction) {
   const std::size_t n = input.size();
+  const options stable{.direction = direction, .stable = true};
   device_array<Key> sorted(n);
   device_array<std::uint32_t> indices(n);
   device_array<std::uint64_t> wide_indices(n);
-  argsort(keys.get(), indices.get(), n, {.direction = direction});
+  argsort(keys.get(), indices.get(), n, stable);
   const std::vector<std::uint32_t> got = indices.download();
   ASSERT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()), want));
-  argsort(keys.get(), sorted.get(), wide_indices.get(), n, {.direction = direction});
+  argsort(keys.get(), sorted.get(), wide_indices.get(), n, stable);
   ASSERT_TRUE(same_bits(wide_indices.download(), want)) << "64-bit indices";
   ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys";
   sorted.upload(std::vector<Key>(n));
-  argsort(keys.get(), sorted.get(), indices.get(), n, {.direction = direction});
+  argsort(keys.get(), sorted.get(), indices.get(), n, stable);
   ASSERT_TRUE(same_bits(sorted.download(), gathered(input, want))) << "the sorted keys, 32-bit";
+  argsort(keys.get(), indices.get(), n, {.direction = direction});
+  ASSERT_TRUE(sorting_indices(indices.download(), input, direction)) << "not stable";
+  argsort(keys.get(), sorted.get(), wide_indices.get(), n, {.direction = direction});
+  const std::vector<Key> sorted_keys = sorted.download();
+  ASSERT_TRUE(sorting_indices(wide_indices.download(), input, direction, &sorted_keys))
+      << "64-bit indices and the sorted keys, not stable";
   ASSERT_TRUE(same_bits(keys.download(), input)) << "argsort changed the keys";
 }
 
@@ -522,7 +554,7 @@ TEST(RecordsAlgorithms, EveryAlgorithmSortsTheWords) {
       device_array<std::int64_t> keys(n);
       device_array<std::uint32_t> indices(n);
       keys.upload(input);
-      argsort(keys.get(), indices.get(), n, {.algo = algo});
+      argsort(keys.get(), indices.get(), n, {.algo = algo, .stable = true});
       const std::vector<std::uint32_t> got = indices.download();
       EXPECT_TRUE(same_bits(std::vector<std::uint64_t>(got.begin(), got.end()),
                             test::stable_order(input, order::ascending)))

@@ -57,7 +57,9 @@ int argsort_command(std::span<const std::string_view> args) {
       const double read_s = seconds_since(start);
       const clock::time_point sort_start = clock::now();
       std::vector<Index> indices(keys.count);
-      bitonic::argsort_host(keys.keys.get(), indices.data(), keys.count, {.direction = direction});
+      // Stable, as the file commands promise: one order for a file, whatever the size.
+      bitonic::argsort_host(keys.keys.get(), indices.data(), keys.count,
+                            {.direction = direction, .stable = true});
       const double sort_s = seconds_since(sort_start);
       const clock::time_point write_start = clock::now();
       tools::write_keys<Index>(out, out_format, indices);

@@ -27,7 +27,7 @@ def sort_function(df, by, ascending=True, na_position="last", ignore_index=False
         return df.sort_values(by=by, ascending=ascending, na_position=na_position,
                               ignore_index=ignore_index, **kwargs)
     descending = not orders[0]
-    order = bitonic.argsort(keys, descending=descending)
+    order = bitonic.argsort(keys, descending=descending, stable=True)
     if keys.dtype.kind == "f":  # NaNs end last ascending, first descending: move them if asked
         nans = int(_namespace(keys).isnan(keys).sum())
         if nans and (na_position == "first") != descending:

@@ -80,7 +80,7 @@ def sort(x, descending=False):
 def argsort(x, descending=False):
     """The positions (int64, global in x) that sort a 1-D dask array: x[argsort(x)] equals
     sort(x). Stable: equal keys in ascending positions, as numpy.argsort(x, kind="stable")
-    (descending: still in ascending positions, as bitonic.argsort). Returns a dask array of x's
+    (descending: still in ascending positions, as bitonic.argsort(stable=True)). Returns a dask array of x's
     chunk type and chunk sizes; see `sort` for the keys, the order, where it runs and the errors.
     """
     return build(x, descending, ARGSORT).result
@@ -206,7 +206,7 @@ def _single(block, descending, op, stable):
     """One chunk: the whole sort."""
     xp, keys = _own_copy(block, str(block.dtype), False)
     if op == ARGSORT:
-        return _finished(xp, bitonic.argsort(keys, descending=descending))
+        return _finished(xp, bitonic.argsort(keys, descending=descending, stable=True))
     return _finished(xp, bitonic.sort(keys, descending=descending, stable=stable, inplace=True))
 
 
