@@ -5,10 +5,10 @@ benchmark's ``automatic`` row times, plus one nanobind call), in place and out o
 ``sort(d_in, d_out, n)`` into an output allocated once), ``bitonic.sort`` on a torch tensor in place
 and out of place (a new tensor each call, as a user gets it), ``torch.sort`` (values and indices:
 torch has no keys-only sort), ``bitonic.sort(return_indices=True)`` (the same output as
-torch.sort's), ``bitonic.argsort`` and ``torch.argsort``, unstable and stable, ``bitonic.sort`` on a CuPy
-array and ``cupy.sort``, NVIDIA's ``cuda.compute`` (cuda-cccl) radix and merge sorts with their
-temporary storage allocated once, and on the host ``numpy.sort`` against ``bitonic.sort`` of a NumPy
-array (``sort_host``: host to device, sort, back).
+torch.sort's), ``bitonic.argsort`` and ``torch.argsort``, unstable and stable, ``bitonic.sort``
+on a CuPy array and ``cupy.sort``, NVIDIA's ``cuda.compute`` (cuda-cccl) radix and merge sorts
+with their temporary storage allocated once, and on the host ``numpy.sort`` against
+``bitonic.sort`` of a NumPy array (``sort_host``: host to device, sort, back).
 
 Measured as the C++ benchmark measures (shared/DESIGN.md): CUDA events on the current stream
 around the call, warm-up runs first, the median of ``--runs`` (at least 5), and a fresh copy of the

@@ -80,8 +80,9 @@ def sort(x, descending=False):
 def argsort(x, descending=False):
     """The positions (int64, global in x) that sort a 1-D dask array: x[argsort(x)] equals
     sort(x). Stable: equal keys in ascending positions, as numpy.argsort(x, kind="stable")
-    (descending: still in ascending positions, as bitonic.argsort(stable=True)). Returns a dask array of x's
-    chunk type and chunk sizes; see `sort` for the keys, the order, where it runs and the errors.
+    (descending: still in ascending positions, as bitonic.argsort(stable=True)). Returns a dask
+    array of x's chunk type and chunk sizes; see `sort` for the keys, the order, where it runs and
+    the errors.
     """
     return build(x, descending, ARGSORT).result
 
