@@ -441,8 +441,11 @@ TEST(SplitRecordsFloat, ZerosAndNaNsOfEveryPattern) {
 
 //! Keys of a narrow range past the refinement (2^24 records), whose tiles sort as 32-bit words of
 //! key offset and slot (kernels/compact_record_tile.cuh): equal keys in runs of every length up
-//! to tuning::compact_record_tile::max_run, which each rank their values, and just past it, where
-//! a tile sorts as 64-bit words after all; and half the array of a wide range, whose tiles also do.
+//! to tuning::compact_record_tile::max_run, and just past it. In an unstable sort a tile that is
+//! its sub-bucket's last pass leaves them in slot order; the tiles of sub-buckets longer than a
+//! tile (the refinement's sample leaves a few, by chance) rank their runs' values, or past
+//! max_run sort as 64-bit words after all; the stable sorts' tiles keep their positions' order.
+//! And half the array of a wide range, whose tiles sort as 64-bit words.
 //! Key k of a narrow input is the number r(k) drawn from [0, span): a random one, or, for runs of
 //! run_length, k's place in a random permutation over run_length; less half the span for signed
 //! and float keys.
