@@ -136,6 +136,25 @@ template <class Key, class Position>
   return ::testing::AssertionSuccess();
 }
 
+//! Success when `indices` sort `input` in `direction`, as an unstable argsort may: each position
+//! once and the keys they gather in order, equal keys' positions in any order; and `sorted`, where
+//! given, the keys they gather, bit for bit.
+template <class Key, class Index>
+::testing::AssertionResult sorting_indices(const std::vector<Index>& indices,
+                                           const std::vector<Key>& input, order direction,
+                                           const std::vector<Key>* sorted = nullptr) {
+  const std::vector<std::uint64_t> positions(indices.begin(), indices.end());
+  std::vector<Key> gathered(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (positions[i] >= input.size()) {
+      return ::testing::AssertionFailure() << "index " << positions[i] << " at " << i;
+    }
+    gathered[i] = input[positions[i]];
+  }
+  return sorted_records(sorted != nullptr ? *sorted : gathered, positions, input, direction,
+                        nullptr);
+}
+
 using key_types =
     ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
 

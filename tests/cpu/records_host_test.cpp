@@ -47,11 +47,7 @@ TYPED_TEST(RecordsHost, PairsAndArgsortMatchStdStableSort) {
           ASSERT_EQ(std::vector<std::uint64_t>(indices.begin(), indices.end()), want);
           std::vector<std::uint64_t> wide(n, 7);  // not stable: any order among equal keys
           argsort_host(input.data(), wide.data(), n, opt);
-          std::vector<Key> by_index(n);
-          for (std::size_t i = 0; i < n; ++i)
-            by_index[i] = wide[i] < n ? input[wide[i]] : Key{};
-          ASSERT_TRUE(test::sorted_records(by_index, wide, input, direction, nullptr))
-              << "unstable argsort";
+          ASSERT_TRUE(test::sorting_indices(wide, input, direction)) << "unstable argsort";
           for (const bool stable : {false, true}) {
             std::vector<Key> keys = input;
             std::vector<std::uint64_t> values = positions;

@@ -26,6 +26,7 @@ namespace {
 
 using test::device_array;
 using test::same_bits;
+using test::sorting_indices;
 using test::throws_error;
 using tools::distribution;
 
@@ -122,23 +123,6 @@ template <class Key, class Value>
     if (out_of_order) return ::testing::AssertionFailure() << "keys out of order at " << i;
   }
   return ::testing::AssertionSuccess();
-}
-
-//! Success when `indices` sort `input` in `direction`, as an unstable argsort may: each position
-//! once and the keys they gather in order, equal keys' positions in any order; and `sorted`, where
-//! given, the keys they gather, bit for bit.
-template <class Key, class Index>
-::testing::AssertionResult sorting_indices(const std::vector<Index>& indices,
-                                           const std::vector<Key>& input, order direction,
-                                           const std::vector<Key>* sorted = nullptr) {
-  const std::vector<std::uint64_t> positions(indices.begin(), indices.end());
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    if (positions[i] >= input.size()) {
-      return ::testing::AssertionFailure() << "index " << positions[i] << " at " << i;
-    }
-  }
-  return test::sorted_records(sorted != nullptr ? *sorted : gathered(input, positions), positions,
-                              input, direction, nullptr);
 }
 
 std::string describe(std::string_view key, std::size_t n, distribution d, std::uint64_t seed,
