@@ -68,8 +68,8 @@ std::optional<algorithm_id> find_algorithm(std::string_view name) {
 }
 
 std::optional<value_mode> parse_value_mode(std::string_view name) {
-  for (value_mode mode :
-       {value_mode::none, value_mode::u32, value_mode::u64, value_mode::argsort}) {
+  for (value_mode mode : {value_mode::none, value_mode::u32, value_mode::u64, value_mode::argsort,
+                          value_mode::argsort64}) {
     if (to_string(mode) == name) return mode;
   }
   return std::nullopt;

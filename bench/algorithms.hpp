@@ -19,16 +19,21 @@ enum class algorithm_kind {
 };
 
 //! What the benchmark sorts: keys alone (none), or records (bench --values): key-value pairs with
-//! uint32 or uint64 values, or an argsort producing uint32 indices.
-enum class value_mode { none, u32, u64, argsort };
+//! uint32 or uint64 values, or an argsort producing uint32 indices (argsort) or uint64 ones
+//! (argsort64: what torch.argsort returns, and Python's bitonic.argsort by default).
+enum class value_mode { none, u32, u64, argsort, argsort64 };
 
 //! As the CSV's value_type column and --values spell them.
 constexpr std::string_view to_string(value_mode mode) {
-  constexpr std::string_view names[] = {"none", "u32", "u64", "argsort"};
+  constexpr std::string_view names[] = {"none", "u32", "u64", "argsort", "argsort64"};
   return names[static_cast<int>(mode)];
 }
 
-//! The mode called `name` ("none", "u32", "u64", "argsort"), if any.
+constexpr bool is_argsort(value_mode mode) {
+  return mode == value_mode::argsort || mode == value_mode::argsort64;
+}
+
+//! The mode called `name` ("none", "u32", "u64", "argsort", "argsort64"), if any.
 std::optional<value_mode> parse_value_mode(std::string_view name);
 
 struct algorithm_id {
@@ -60,7 +65,7 @@ std::optional<algorithm_id> find_algorithm(std::string_view name);
 
 //! The rows of the records mode (bench --values): automatic is the library's sort_pairs or argsort
 //! as a user calls it, automatic_workspace the same on a workspace allocated once,
-//! automatic_stable the default call with options.stable (argsort is stable either way), then the
+//! automatic_stable the default call with options.stable, then the
 //! GPU peers (cub_radix, cub_merge and thrust, whose sort_by_key without a comparator takes
 //! Thrust's radix path) and std_sort, a stable sort of the records on the host.
 std::span<const algorithm_id> record_algorithms();

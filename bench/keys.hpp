@@ -24,16 +24,19 @@
 
 namespace bitonic::tools {
 
-//! Input distributions, named as the CLI spells them.
-enum class distribution { uniform, sorted, reverse, organ, equal, few, nan };
+//! Input distributions, named as the CLI spells them. `uniform` spreads floats over 61 binades
+//! (every exponent about as likely); `unit` is the data of a Python user's `rand() * 2 - 1`:
+//! values in [-1, 1) on a grid of 2^-23 (2^24 of them, so 8 equal keys a value at 2^27), half of
+//! them in one binade a sign.
+enum class distribution { uniform, sorted, reverse, organ, equal, few, nan, unit };
 
 inline constexpr distribution all_distributions[] = {
     distribution::uniform, distribution::sorted, distribution::reverse, distribution::organ,
-    distribution::equal,   distribution::few,    distribution::nan};
+    distribution::equal,   distribution::few,    distribution::nan,     distribution::unit};
 
 constexpr std::string_view to_string(distribution d) {
   constexpr std::string_view names[] = {"uniform", "sorted", "reverse", "organ",
-                                        "equal",   "few",    "nan"};
+                                        "equal",   "few",    "nan",     "unit"};
   return names[static_cast<int>(d)];
 }
 
@@ -114,6 +117,21 @@ Key random_key(std::mt19937_64& rng) {
   }
 }
 
+//! A key of the unit distribution: one of 2^24 steps, as a float (k - 2^23) * 2^-23 in [-1, 1)
+//! (numpy's and torch's random floats times 2 minus 1 take exactly these values), as an integer
+//! k - 2^23 (unsigned: k; narrower types wrap).
+template <class Key>
+Key unit_key(std::mt19937_64& rng) {
+  constexpr std::int64_t half_steps = std::int64_t{1} << 23;
+  const auto step = std::int64_t(rng() >> 40);  // 24 random bits
+  if constexpr (std::is_integral_v<Key>) {
+    return static_cast<Key>(std::is_signed_v<Key> ? step - half_steps : step);
+  } else {
+    const float value = float(step - half_steps) * 0x1p-23f;  // exact: a 24-bit integer scaled
+    return Key(value);
+  }
+}
+
 //! The key of the count i (organ pipes): i itself as far as the type holds it (integers wrap,
 //! 2-byte floats round through float).
 template <class Key>
@@ -181,6 +199,10 @@ std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed) {
         k = values[rng() % 8];
       break;
     }
+    case distribution::unit:
+      for (Key& k : keys)
+        k = unit_key<Key>(rng);
+      break;
     case distribution::nan: {
       const std::vector<Key> specials = special_keys<Key>();
       for (Key& k : keys) {

@@ -59,8 +59,7 @@ template <class Key, class Value>
 std::unique_ptr<gpu_record_sorter<Key, Value>> make_gpu_record_sorter(const algorithm_id& algo,
                                                                       value_mode mode) {
   if (algo.kind == algorithm_kind::variant) {
-    return make_bitonic_record_sorter<Key, Value>(mode == value_mode::argsort, algo.workspace,
-                                                  algo.stable);
+    return make_bitonic_record_sorter<Key, Value>(is_argsort(mode), algo.workspace, algo.stable);
   }
   if (algo.name == "cub_radix") return make_cub_radix_pairs_sorter<Key, Value>();
   if (algo.name == "cub_merge") return make_cub_merge_pairs_sorter<Key, Value>();
@@ -121,7 +120,7 @@ record_measurement<Key, Value> gpu_record_workspace<Key, Value>::measure(
 
   // An argsort's user uploads keys and downloads indices; a peer's index sequence is set up on
   // the device (from the pristine copy), not uploaded.
-  const bool argsort = mode == value_mode::argsort;
+  const bool argsort = is_argsort(mode);
   m.keys.assign(n, Key{});  // touch the pages here, not inside the timing
   m.values.assign(n, Value{});
   sorted_records<Key, Value> sorted;

@@ -172,6 +172,7 @@ std::size_t run_records(const config& cfg, std::span<const std::size_t> sizes,
     case value_mode::argsort:  // uint32 indices
       return run_sizes<Key, std::uint32_t>(cfg, sizes, device, date, csv);
     case value_mode::u64:
+    case value_mode::argsort64:  // uint64 indices
       return run_sizes<Key, std::uint64_t>(cfg, sizes, device, date, csv);
     case value_mode::none:
       break;

@@ -71,8 +71,8 @@ constexpr const char* table_row = "%-35s %12s %12s %9s %10s %9s %11s %7s %8s  %s
 void print_table(std::FILE* out, const size_context& size, std::span<const result_row> rows) {
   const bool power_of_two = size.n == std::size_t{1} << size.log2n;
   std::string sorted = std::string(size.key_type);
-  if (size.value_type == "argsort") {
-    sorted += " argsort (u32 indices)";
+  if (size.value_type == "argsort" || size.value_type == "argsort64") {
+    sorted += size.value_type == "argsort" ? " argsort (u32 indices)" : " argsort (u64 indices)";
   } else if (size.value_type != "none") {
     sorted += " keys + " + std::string(size.value_type) + " values";
   }

@@ -43,7 +43,7 @@ def record_kind(row):
     return row["key_type"] if values == "none" else f"{row['key_type']}_{values}"
 
 
-VALUE_KINDS = {"u32", "u64", "i32", "i64", "f32", "f64", "argsort", "batched"}
+VALUE_KINDS = {"u32", "u64", "i32", "i64", "f32", "f64", "argsort", "argsort64", "batched"}
 
 
 def describe_kind(kind):
@@ -54,7 +54,10 @@ def describe_kind(kind):
         return f"{key_type} keys in arrays of n, sorted each on its own"
     if not values:
         return f"{key_type} keys"
-    return f"argsort of {key_type} keys" if values == "argsort" else f"{key_type} keys + {values} values"
+    if values.startswith("argsort"):
+        index = "uint64" if values == "argsort64" else "uint32"
+        return f"argsort of {key_type} keys ({index} indices)"
+    return f"{key_type} keys + {values} values"
 
 
 def series_by_type(rows):

@@ -130,7 +130,8 @@ TYPED_TEST(CliRoundTrip, GenSortVerifyInBothFormatsAndOrders) {
     };
     for (const order direction : all_orders) {
       const bool descending = direction == order::descending;
-      const distribution dist = tools::all_distributions[(key_type_index<Key>() + run_index++) % 7];
+      const distribution dist = tools::all_distributions[(key_type_index<Key>() + run_index++) %
+                                                         std::size(tools::all_distributions)];
       const std::size_t n = 1000 + 37 * key_type_index<Key>();
       const std::uint64_t seed = 7;
       SCOPED_TRACE(extension + " " + std::string(to_string(direction)) + " " +

@@ -1,8 +1,10 @@
 // The checks the sort tests rely on must be able to fail: matches_reference (tools::first_mismatch)
-// has to catch a misplaced, lost or altered key, and a plan with a pass missing must not sort.
+// has to catch a misplaced, lost or altered key, and a plan with a pass missing must not sort. The
+// inputs must be what their names say.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -66,6 +68,29 @@ TEST(Checks, ParallelReferenceOrdersLikeStdSort) {
       EXPECT_TRUE(matches_reference(tools::reference_sort(input, direction), expected));
     }
   }
+}
+
+// The unit distribution is numpy's and torch's `rand() * 2 - 1`: floats on the grid of 2^-23 in
+// [-1, 1), both ends reached at 2^20 keys and repeated values; integers the grid's steps.
+TEST(Checks, UnitKeysAreTheGridOfPythonsRandomFloats) {
+  constexpr std::size_t n = std::size_t{1} << 20;
+  const std::uint64_t seed = test::case_seed(n, tools::distribution::unit);
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const std::vector<float> floats = tools::generate<float>(n, tools::distribution::unit, seed);
+  for (const float f : floats) {
+    ASSERT_TRUE(f >= -1.0f && f < 1.0f) << f;
+    ASSERT_EQ(f * 0x1p23f, std::trunc(f * 0x1p23f)) << f;  // on the grid
+  }
+  const auto [least, greatest] = std::minmax_element(floats.begin(), floats.end());
+  EXPECT_LT(*least, -0.999f);
+  EXPECT_GT(*greatest, 0.999f);
+  std::vector<float> sorted = floats;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NE(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());  // 2^20 of 2^24
+  const std::vector<std::int32_t> ints =
+      tools::generate<std::int32_t>(n, tools::distribution::unit, seed);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(float(ints[i]) * 0x1p-23f, floats[i]) << i;  // the same steps from the same seed
 }
 
 // A plan that lacks its last pass must leave the keys unsorted, and the check must say so:

@@ -50,7 +50,8 @@ int bench_command(std::span<const std::string_view> args) {
        [&](std::string_view v) {
          const auto mode = bench::parse_value_mode(v);
          if (!mode) {
-           throw usage_error("--values: '" + std::string(v) + "' is not u32, u64, argsort or none");
+           throw usage_error("--values: '" + std::string(v) +
+                             "' is not u32, u64, argsort, argsort64 or none");
          }
          cfg.values = *mode;
        }},

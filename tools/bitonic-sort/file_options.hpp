@@ -27,7 +27,7 @@ std::string_view parse_key_type(std::string_view name);
 //! otherwise.
 std::string_view parse_value_type(std::string_view name);
 
-//! The distribution `name` names (uniform sorted reverse organ equal few nan); usage_error for
+//! The distribution `name` names (uniform sorted reverse organ equal few nan unit); usage_error for
 //! --dist otherwise.
 tools::distribution parse_distribution_name(std::string_view name);
 

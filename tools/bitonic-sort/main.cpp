@@ -66,7 +66,8 @@ commands:
                             (the same as --algo sort_host,std_sort)
             --values V      records mode. u32, u64: (key, value) pairs sorted by
                             sort_pairs, each value its record's index; argsort: uint32
-                            indices of the keys' sorted order (keys untouched); none: keys
+                            indices of the keys' sorted order (keys untouched); argsort64:
+                            the same with uint64 indices (as torch returns); none: keys
                             alone (the default). Each result is checked as a permutation of
                             the records. Its rows (--algo):
                             )" +
@@ -90,7 +91,9 @@ commands:
             --cpu-runs N    std_sort and qsort runs (default 1)
             --seed S        seed of the inputs (default 20261121)
             --dist D        the keys' distribution: uniform sorted reverse organ equal few
-                            nan (default uniform; not with --batched or --topk)
+                            nan unit (default uniform; unit: values in [-1, 1) in steps of
+                            2^-23, as rand() * 2 - 1 in numpy and torch; not with --batched
+                            or --topk)
             --csv FILE      write one row per size, type and algorithm to FILE
   sort    sort the keys of a file into a file (the same one too) with bitonic::sort_host;
           on the CPU reference executor when there is no GPU
@@ -139,7 +142,7 @@ commands:
             --out FILE      the file
             --n N           number of keys
             --type T        key type: i32 u32 i64 u64 f32 f64 i8 u8 i16 u16 f16 bf16
-            --dist D        uniform sorted reverse organ equal few nan (default uniform)
+            --dist D        uniform sorted reverse organ equal few nan unit (default uniform)
             --seed S        seed (default 20261121)
   verify  check that a file is sorted and, with --ref, holds the same keys as another file
             --in FILE       the file to check (.npy or raw)
