@@ -65,9 +65,9 @@ std::optional<algorithm_id> find_algorithm(std::string_view name);
 
 //! The rows of the records mode (bench --values): automatic is the library's sort_pairs or argsort
 //! as a user calls it, automatic_workspace the same on a workspace allocated once,
-//! automatic_stable the default call with options.stable, then the
-//! GPU peers (cub_radix, cub_merge and thrust, whose sort_by_key without a comparator takes
-//! Thrust's radix path) and std_sort, a stable sort of the records on the host.
+//! automatic_stable the default call with options.stable, then the GPU peers (cub_radix,
+//! cub_merge and thrust, whose sort_by_key without a comparator takes Thrust's radix path) and
+//! std_sort, a stable sort of the records on the host.
 std::span<const algorithm_id> record_algorithms();
 
 //! The records-mode row called `name`, if any.
