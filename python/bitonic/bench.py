@@ -46,7 +46,8 @@ def _size_name(n):
 
 
 def _keys(np, n, dtype, seed):
-    """Uniform random keys over the type's whole range (floats: [-1, 1))."""
+    """Uniform random keys over the type's whole range; floats ``rand() * 2 - 1``: 2^24 values in
+    [-1, 1) (the C++ bench's ``--dist unit``), not the C++ bench's default floats."""
     rng = np.random.default_rng(seed)
     if dtype.startswith("float"):
         return (rng.random(n, dtype=dtype) * 2 - 1).astype(dtype)
@@ -100,7 +101,9 @@ class _Table:
 
     def section(self, dtype, n, runs):
         self.dtype, self.n, self.rows = dtype, n, []
-        print(f"\n{dtype}, n = {_size_name(n)} = {n}, {self.device}: median of {runs} runs")
+        keys = "rand() * 2 - 1" if dtype.startswith("float") else "uniform"
+        print(f"\n{dtype} ({keys}), n = {_size_name(n)} = {n}, {self.device}: "
+              f"median of {runs} runs")
         print(f"{'algorithm':<34}{'ms':>11}{'ns/key':>10}{'keys/s':>11}{'x torch.sort':>14}"
               f"  check")
 
