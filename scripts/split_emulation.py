@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Host emulations of the sample split (src/kernels/sample_split.cuh, sample_refine.cuh).
+
+refine: a bucket of the split is cut into k = ceil(n / target) sub-buckets (at most 256) at the
+    (j + 1) / k quantiles of a sample of its words from fixed, evenly spread positions, target =
+    fill * tile. The first pass pays a whole tile for each sub-bucket of up to a tile; one past a
+    tile takes more tiles and a merge (whose tiles rank their ties). Prints, per sample size and
+    fill, the share of sub-buckets and of keys past a tile and the tiles a key costs. Distinct
+    words, as an argsort's and the pairs' are.
+cells: the split's 127 splitters of an argsort of floats (words: the float's ordered bits above
+    the position) and shared_splitters' 512 cells of equal width from the least splitter to the
+    greatest. Prints, per float distribution (the bench's `uniform` and `unit`), how many
+    splitters a key's cell holds and the binary search's steps for them (the descent: 7).
+
+So that a tuning can be chosen before a GPU run measures it (docs/PERFORMANCE.md log 91).
+Usage: scripts/split_emulation.py refine [--tile-log2 13] [--bucket-log2 20] [--buckets 24]
+       scripts/split_emulation.py cells [--log2n 22]        (both: [--seed 1]; needs numpy)
+"""
+import argparse
+
+import numpy as np
+
+
+def sub_bucket_lengths(words, samples, target, most=256):
+    n = len(words)
+    q, r = divmod(n, samples)
+    i = np.arange(samples, dtype=np.int64)
+    sample = np.sort(words[i * q + (i * r) // samples + q // 2])
+    k = min(most, -(-n // target))
+    last_real = max(k - 2, 0)
+    splitters = sample[(np.minimum(np.arange(k - 1), last_real) + 1) * samples // k - 1]
+    # a word equal to a splitter goes to the sub-bucket after it
+    return np.bincount(np.searchsorted(splitters, words, side="right"), minlength=k)
+
+
+def refine(args, rng):
+    print(f"seed {args.seed}, tile 2^{args.tile_log2}, buckets of ~2^{args.bucket_log2} words")
+    mean = 1 << args.bucket_log2
+    buckets = [rng.random(int(mean * rng.uniform(0.8, 1.25))) for _ in range(args.buckets)]
+    tile = 1 << args.tile_log2
+    print("samples  fill  sub-buckets past a tile  their keys  tiles a key")
+    for samples in (4096, 8192, 16384):
+        for fill in (0.8, 0.85, 0.9):
+            subs = past = keys_past = tiles = words = 0
+            for b in buckets:
+                lengths = sub_bucket_lengths(b, samples, int(fill * tile))
+                subs += len(lengths)
+                past += int((lengths > tile).sum())
+                keys_past += int(lengths[lengths > tile].sum())
+                tiles += int(np.ceil(lengths / tile).sum())
+                words += len(b)
+            print(f"{samples:7}  {fill:4}  {past / subs:23.3f}  {keys_past / words:10.3f}  "
+                  f"{tiles * tile / words:11.3f}")
+
+
+def bench_uniform_floats(n, rng):
+    """bench/keys.hpp's random_key<float>: 20 random mantissa bits (+ 0.5) in one of 61 binades."""
+    bits = rng.integers(0, 1 << 63, n, dtype=np.uint64) << np.uint64(1)
+    bits |= rng.integers(0, 2, n, dtype=np.uint64)
+    magnitude = np.ldexp(((bits >> np.uint64(11)) & np.uint64(0xFFFFF)).astype(np.float64) + 0.5,
+                         ((bits >> np.uint64(8)) % np.uint64(61)).astype(np.int64) - 40)
+    return np.where(bits >> np.uint64(63) == 1, -magnitude, magnitude).astype(np.float32)
+
+
+def unit_floats(n, rng):
+    """bench/keys.hpp's unit_key<float>: numpy's and torch's rand() * 2 - 1."""
+    return ((rng.integers(0, 1 << 24, n) - (1 << 23)) * 2.0**-23).astype(np.float32)
+
+
+def cells(args, rng, buckets_log2=7, samples_per_bucket=64, cells_log2=9):
+    n = 1 << args.log2n
+    buckets = 1 << buckets_log2
+    print(f"seed {args.seed}, 2^{args.log2n} floats, {buckets} buckets, {1 << cells_log2} cells")
+    print("floats   splitters in a key's cell (mean, most)  search steps (mean)")
+    for name, make in (("uniform", bench_uniform_floats), ("unit", unit_floats)):
+        u = make(n, rng).view(np.uint32).astype(np.uint64)
+        ordered = np.where(u >> np.uint64(31) == 1, ~u & np.uint64(0xFFFFFFFF),
+                           u | np.uint64(0x80000000))
+        words = ordered << np.uint64(32) | np.arange(n, dtype=np.uint64)
+        samples = buckets * samples_per_bucket
+        q, r = divmod(n, samples)
+        i = np.arange(samples, dtype=np.int64)
+        sample = np.sort(words[i * q + (i * r) // samples + q // 2])
+        splitters = sample[np.arange(1, buckets) * samples_per_bucket - 1]
+        low = splitters[0]
+        by = np.uint64(max(int(splitters[-1] - low).bit_length() - cells_log2, 0))
+
+        def cell_of(w):
+            return np.minimum((np.maximum(w, low) - low) >> by, np.uint64((1 << cells_log2) - 1))
+
+        per_cell = np.bincount(cell_of(splitters).astype(np.int64), minlength=1 << cells_log2)
+        held = per_cell[cell_of(words).astype(np.int64)]
+        steps = np.ceil(np.log2(held + 1))
+        print(f"{name:7}  {held.mean():29.2f}, {per_cell.max():4}  {steps.mean():19.2f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("refine", "cells"))
+    parser.add_argument("--tile-log2", type=int, default=13, help="first-pass tile (8-byte: 13)")
+    parser.add_argument("--bucket-log2", type=int, default=20, help="mean bucket of the split")
+    parser.add_argument("--buckets", type=int, default=24, help="buckets emulated")
+    parser.add_argument("--log2n", type=int, default=22, help="floats for `cells`")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    (refine if args.what == "refine" else cells)(args, rng)
+
+
+if __name__ == "__main__":
+    main()
