@@ -21,11 +21,17 @@ import argparse
 import numpy as np
 
 
+def sorted_sample(words, samples):
+    """The kernels' sample (sample_split::sort_sample): words at i * n / samples plus half a
+    stride, sorted."""
+    q, r = divmod(len(words), samples)
+    i = np.arange(samples, dtype=np.int64)
+    return np.sort(words[i * q + (i * r) // samples + q // 2])
+
+
 def sub_bucket_lengths(words, samples, target, most=256):
     n = len(words)
-    q, r = divmod(n, samples)
-    i = np.arange(samples, dtype=np.int64)
-    sample = np.sort(words[i * q + (i * r) // samples + q // 2])
+    sample = sorted_sample(words, samples)
     k = min(most, -(-n // target))
     last_real = max(k - 2, 0)
     splitters = sample[(np.minimum(np.arange(k - 1), last_real) + 1) * samples // k - 1]
@@ -55,8 +61,7 @@ def refine(args, rng):
 
 def bench_uniform_floats(n, rng):
     """bench/keys.hpp's random_key<float>: 20 random mantissa bits (+ 0.5) in one of 61 binades."""
-    bits = rng.integers(0, 1 << 63, n, dtype=np.uint64) << np.uint64(1)
-    bits |= rng.integers(0, 2, n, dtype=np.uint64)
+    bits = rng.integers(0, 1 << 64, n, dtype=np.uint64)
     magnitude = np.ldexp(((bits >> np.uint64(11)) & np.uint64(0xFFFFF)).astype(np.float64) + 0.5,
                          ((bits >> np.uint64(8)) % np.uint64(61)).astype(np.int64) - 40)
     return np.where(bits >> np.uint64(63) == 1, -magnitude, magnitude).astype(np.float32)
@@ -77,10 +82,7 @@ def cells(args, rng, buckets_log2=7, samples_per_bucket=64, cells_log2=9):
         ordered = np.where(u >> np.uint64(31) == 1, ~u & np.uint64(0xFFFFFFFF),
                            u | np.uint64(0x80000000))
         words = ordered << np.uint64(32) | np.arange(n, dtype=np.uint64)
-        samples = buckets * samples_per_bucket
-        q, r = divmod(n, samples)
-        i = np.arange(samples, dtype=np.int64)
-        sample = np.sort(words[i * q + (i * r) // samples + q // 2])
+        sample = sorted_sample(words, buckets * samples_per_bucket)
         splitters = sample[np.arange(1, buckets) * samples_per_bucket - 1]
         low = splitters[0]
         by = np.uint64(max(int(splitters[-1] - low).bit_length() - cells_log2, 0))
