@@ -5,8 +5,9 @@ refine: a bucket of the split is cut into k = ceil(n / target) sub-buckets (at m
     (j + 1) / k quantiles of a sample of its words from fixed, evenly spread positions, target =
     fill * tile. The first pass pays a whole tile for each sub-bucket of up to a tile; one past a
     tile takes more tiles and a merge (whose tiles rank their ties). Prints, per sample size and
-    fill, the share of sub-buckets and of keys past a tile and the tiles a key costs. Distinct
-    words, as an argsort's and the pairs' are.
+    fill, the share of sub-buckets and of keys past a tile, the tiles a key costs and the
+    longest sub-bucket (in tiles: the room a sub-bucket would need if it came from the sample
+    rather than from a count). Distinct words, as an argsort's and the pairs' are.
 cells: the split's 127 splitters of an argsort of floats (words: the float's ordered bits above
     the position) and shared_splitters' 512 cells of equal width from the least splitter to the
     greatest. Prints, per float distribution (the bench's `uniform` and `unit`), how many
@@ -44,10 +45,10 @@ def refine(args, rng):
     mean = 1 << args.bucket_log2
     buckets = [rng.random(int(mean * rng.uniform(0.8, 1.25))) for _ in range(args.buckets)]
     tile = 1 << args.tile_log2
-    print("samples  fill  sub-buckets past a tile  their keys  tiles a key")
+    print("samples  fill  sub-buckets past a tile  their keys  tiles a key  longest")
     for samples in (4096, 8192, 16384):
         for fill in (0.8, 0.85, 0.9):
-            subs = past = keys_past = tiles = words = 0
+            subs = past = keys_past = tiles = words = longest = 0
             for b in buckets:
                 lengths = sub_bucket_lengths(b, samples, int(fill * tile))
                 subs += len(lengths)
@@ -55,8 +56,9 @@ def refine(args, rng):
                 keys_past += int(lengths[lengths > tile].sum())
                 tiles += int(np.ceil(lengths / tile).sum())
                 words += len(b)
+                longest = max(longest, int(lengths.max()))
             print(f"{samples:7}  {fill:4}  {past / subs:23.3f}  {keys_past / words:10.3f}  "
-                  f"{tiles * tile / words:11.3f}")
+                  f"{tiles * tile / words:11.3f}  {longest / tile:7.2f}")
 
 
 def bench_uniform_floats(n, rng):
