@@ -386,7 +386,14 @@ struct sample_refine {
                 "tuned for 4- and 8-byte keys and 16-byte record words");
   static constexpr unsigned buckets_log2 = 8;
   static constexpr unsigned buckets = 1u << buckets_log2;
-  static constexpr unsigned samples = 4096;
+  //! 8192 four- and eight-byte words, 4096 sixteen-byte ones (64 KiB at most). With 4096, ~18 % of
+  //! the sub-buckets of 8-byte words passed a tile (a merge, whose tiles rank their ties) and a key
+  //! cost 1.40 tiles of the first pass; 8192 leave ~10 % and 1.30; for 4-byte words 4096 left ~10 %
+  //! and 1.30, 8192 ~3.5 % and 1.23 (scripts/split_emulation.py refine). At 2^27 on an H100,
+  //! 8192 took the argsort of unit floats 7.33 -> 6.89 ms, pairs 6.71 -> 6.50, int32 keys 4.32 ->
+  //! 4.26; 16384 four-byte words (~0.6 %, 1.19) spill the sample kernel's registers (88 bytes at
+  //! 64 a thread) and gained nothing on int32 keys (docs/PERFORMANCE.md log 92).
+  static constexpr unsigned samples = KeyBytes == 16 ? 4096 : 8192;
   static constexpr unsigned sample_threads = 1024;
   static constexpr unsigned fill_num = 17, fill_den = 20;
   static constexpr unsigned block_threads = 512;
