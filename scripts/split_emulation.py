@@ -12,10 +12,18 @@ cells: the split's 127 splitters of an argsort of floats (words: the float's ord
     the position) and shared_splitters' 512 cells of equal width from the least splitter to the
     greatest. Prints, per float distribution (the bench's `uniform` and `unit`), how many
     splitters a key's cell holds and the binary search's steps for them (the descent: 7).
+shapes: the split and refined plan of an argsort of 2^log2n floats, per float distribution: the
+    split's 128 buckets from its sample of 8192 words, then every 15th bucket refined (8192
+    samples, fill 0.85, 8-byte words' tile 2^13). Prints the split's bucket sizes, the share of
+    sub-buckets and of keys past a tile, the tiles a key costs, the keys in tiles whose keys span
+    2^19 words or more (not compact_record_tile's), and the keys equal to the one before them in
+    a sub-bucket (docs/PERFORMANCE.md log 93).
 
 So that a tuning can be chosen before a GPU run measures it (docs/PERFORMANCE.md log 91).
 Usage: scripts/split_emulation.py refine [--tile-log2 13] [--bucket-log2 20] [--buckets 24]
-       scripts/split_emulation.py cells [--log2n 22]        (both: [--seed 1]; needs numpy)
+       scripts/split_emulation.py cells [--log2n 22]
+       scripts/split_emulation.py shapes [--log2n 27]   (all: [--seed 1]; needs numpy; 2^27
+                                                          words take ~4 GiB and ~1 minute)
 """
 import argparse
 
@@ -30,14 +38,19 @@ def sorted_sample(words, samples):
     return np.sort(words[i * q + (i * r) // samples + q // 2])
 
 
-def sub_bucket_lengths(words, samples, target, most=256):
-    n = len(words)
+def sub_bucket_splitters(words, samples, target, most=256):
+    """The refinement's k - 1 splitters of a bucket's words, k = ceil(n / target) <= most."""
     sample = sorted_sample(words, samples)
-    k = min(most, -(-n // target))
+    k = min(most, -(-len(words) // target))
     last_real = max(k - 2, 0)
-    splitters = sample[(np.minimum(np.arange(k - 1), last_real) + 1) * samples // k - 1]
+    return sample[(np.minimum(np.arange(k - 1), last_real) + 1) * samples // k - 1]
+
+
+def sub_bucket_lengths(words, samples, target, most=256):
+    splitters = sub_bucket_splitters(words, samples, target, most)
     # a word equal to a splitter goes to the sub-bucket after it
-    return np.bincount(np.searchsorted(splitters, words, side="right"), minlength=k)
+    return np.bincount(np.searchsorted(splitters, words, side="right"),
+                       minlength=len(splitters) + 1)
 
 
 def refine(args, rng):
@@ -74,18 +87,31 @@ def unit_floats(n, rng):
     return ((rng.integers(0, 1 << 24, n) - (1 << 23)) * 2.0**-23).astype(np.float32)
 
 
+FLOATS = (("uniform", bench_uniform_floats), ("unit", unit_floats))
+
+
+def argsort_words(floats):
+    """An argsort's words of float keys: the float's ordered bits above its position."""
+    u = floats.view(np.uint32).astype(np.uint64)
+    ordered = np.where(u >> np.uint64(31) == 1, ~u & np.uint64(0xFFFFFFFF),
+                       u | np.uint64(0x80000000))
+    return ordered << np.uint64(32) | np.arange(len(floats), dtype=np.uint64)
+
+
+def split_splitters(words, buckets, samples_per_bucket):
+    """The split's buckets - 1 splitters: every samples_per_bucket-th word of its sample."""
+    sample = sorted_sample(words, buckets * samples_per_bucket)
+    return sample[np.arange(1, buckets) * samples_per_bucket - 1]
+
+
 def cells(args, rng, buckets_log2=7, samples_per_bucket=64, cells_log2=9):
     n = 1 << args.log2n
     buckets = 1 << buckets_log2
     print(f"seed {args.seed}, 2^{args.log2n} floats, {buckets} buckets, {1 << cells_log2} cells")
     print("floats   splitters in a key's cell (mean, most)  search steps (mean)")
-    for name, make in (("uniform", bench_uniform_floats), ("unit", unit_floats)):
-        u = make(n, rng).view(np.uint32).astype(np.uint64)
-        ordered = np.where(u >> np.uint64(31) == 1, ~u & np.uint64(0xFFFFFFFF),
-                           u | np.uint64(0x80000000))
-        words = ordered << np.uint64(32) | np.arange(n, dtype=np.uint64)
-        sample = sorted_sample(words, buckets * samples_per_bucket)
-        splitters = sample[np.arange(1, buckets) * samples_per_bucket - 1]
+    for name, make in FLOATS:
+        words = argsort_words(make(n, rng))
+        splitters = split_splitters(words, buckets, samples_per_bucket)
         low = splitters[0]
         by = np.uint64(max(int(splitters[-1] - low).bit_length() - cells_log2, 0))
 
@@ -98,17 +124,58 @@ def cells(args, rng, buckets_log2=7, samples_per_bucket=64, cells_log2=9):
         print(f"{name:7}  {held.mean():29.2f}, {per_cell.max():4}  {steps.mean():19.2f}")
 
 
+def shapes(args, rng, buckets=128, samples_per_bucket=64, samples=8192, tile_log2=13):
+    n = 1 << args.log2n
+    tile = 1 << tile_log2
+    target = int(0.85 * tile)
+    print(f"seed {args.seed}, argsort of 2^{args.log2n} floats, {buckets} buckets (every 15th "
+          f"refined: {samples} samples, fill 0.85, tile 2^{tile_log2})")
+    print("floats   buckets (M words)  past a tile  their keys  tiles a key  wide tiles' keys  "
+          "ties a key")
+    for name, make in FLOATS:
+        words = argsort_words(make(n, rng))
+        splitters = split_splitters(words, buckets, samples_per_bucket)
+        sizes, subs, past, keys_past, tiles, total, wide, ties = [], 0, 0, 0, 0, 0, 0, 0
+        for b in range(8, buckets, 15):
+            bucket = words[(words > splitters[b - 1]) & (words <= splitters[b])]  # input order
+            sizes.append(len(bucket))
+            cuts = sub_bucket_splitters(bucket, samples, target)
+            by_sub = np.sort(bucket)  # sub-buckets are ranges of the sorted bucket; a word
+            bounds = np.searchsorted(by_sub, cuts, side="left")  # equal to a splitter after it
+            for sub in np.split(by_sub, bounds):
+                if len(sub) == 0:
+                    continue
+                keys = sub >> np.uint64(32)
+                subs += 1
+                total += len(sub)
+                tiles += -(-len(sub) // tile)
+                if len(sub) > tile:
+                    past += 1
+                    keys_past += len(sub)
+                for first in range(0, len(sub), tile):
+                    in_tile = keys[first:first + tile]
+                    if int(in_tile[-1] - in_tile[0]) >= 1 << 19:
+                        wide += len(in_tile)
+                ties += int((keys[1:] == keys[:-1]).sum())
+        print(f"{name:7}  {min(sizes) / 2**20:.2f}-{max(sizes) / 2**20:.2f}        "
+              f"{past / subs:11.3f}  {keys_past / total:10.3f}  {tiles * tile / total:11.3f}  "
+              f"{wide / total:16.4f}  {ties / total:10.3f}")
+        del words
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("refine", "cells"))
+    parser.add_argument("what", choices=("refine", "cells", "shapes"))
     parser.add_argument("--tile-log2", type=int, default=13, help="first-pass tile (8-byte: 13)")
     parser.add_argument("--bucket-log2", type=int, default=20, help="mean bucket of the split")
     parser.add_argument("--buckets", type=int, default=24, help="buckets emulated")
-    parser.add_argument("--log2n", type=int, default=22, help="floats for `cells`")
+    parser.add_argument("--log2n", type=int, help="floats (cells: 22, shapes: 27)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    (refine if args.what == "refine" else cells)(args, rng)
+    if args.log2n is None:
+        args.log2n = 27 if args.what == "shapes" else 22
+    {"refine": refine, "cells": cells, "shapes": shapes}[args.what](args, rng)
 
 
 if __name__ == "__main__":
